@@ -1,0 +1,1 @@
+"""kafka_forensics.jobs."""

@@ -1,0 +1,75 @@
+"""Which Kafka era wrote a file: scored from the templates its first lines match.
+
+A template is live in a range of versions (its ``//@`` directive); a dialect scores one point for
+every sampled line typed by a template live in it. Renderings that only newer versions print
+(kafka-log-formats.md §4) and the broker's own "Kafka version: X" line narrow the choice. Ties go
+to the earliest era: every tied era accepts the same lines, and the earliest is the one whose
+state-machine rules are the most conservative.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Iterable
+
+from .dialects import AUTO, DIALECTS, dialect_for_version
+from .grammar_loader import templates_for
+from .versions import major_minor
+
+SAMPLE_LINES = 2000
+
+# rendering → first (major, minor) that prints it (kafka-log-formats.md §3, §4)
+_RENDERING_HINTS: tuple[tuple[re.Pattern, tuple[int, int]], ...] = (
+    (re.compile(r"\[Controller id=\d+"), (1, 0)),
+    (re.compile(r"LeaderAndIsr\(leader="), (1, 1)),
+    (re.compile(r"LeaderAndIsrPartitionState\(|UpdateMetadataPartitionState\("), (2, 4)),
+    (re.compile(r"become-leader and \d+ become-follower partitions"), (2, 6)),
+    (re.compile(r"LeaderRecoveryState:|leaderRecoveryState="), (3, 2)),
+    (re.compile(r"partitionEpoch="), (3, 3)),
+    (re.compile(r"isrWithBrokerEpoch="), (3, 5)),
+)
+_KRAFT_HINT = re.compile(r"\[QuorumController id=|org\.apache\.kafka\.controller\.|Transitioning \d+ partition\(s\)")
+_VERSION_LINE = re.compile(r"Kafka version\s*:\s*(\d+\.\d+(?:\.\d+)*)")
+
+
+def detect_dialect(lines: Iterable[str], classify) -> str:
+    """``classify`` is an ``auto`` line classifier (FastLineParser(AUTO).classify)."""
+    specs = {t.rule: t for t in templates_for(AUTO)}
+    scores: Counter = Counter()
+    floor = (0, 0)
+    kraft = False
+    for count, line in enumerate(lines):
+        if count >= SAMPLE_LINES:
+            break
+        version = _VERSION_LINE.search(line)
+        if version:
+            try:
+                return dialect_for_version(version.group(1) + ("-kraft" if kraft else "")).name
+            except Exception:  # an odd version string: keep scoring
+                pass
+        if _KRAFT_HINT.search(line):
+            kraft = True
+        for hint, first in _RENDERING_HINTS:
+            if first > floor and hint.search(line):
+                floor = first
+        result = classify(line)
+        spec = specs.get(result.template) if result.template else None
+        if spec is None:
+            continue
+        for dialect in DIALECTS:
+            if dialect.covers(spec.since, spec.until, spec.kraft_only):
+                scores[dialect.name] += 1
+    candidates = [d for d in DIALECTS if d.hi > floor and (d.kraft == kraft)]
+    if not candidates:
+        candidates = [d for d in DIALECTS if d.hi > floor]
+    if not scores:
+        return candidates[0].name if floor > (0, 0) or kraft else AUTO
+    best = max(scores.get(d.name, 0) for d in candidates)
+    for dialect in candidates:  # DIALECTS is ordered oldest first
+        if scores.get(dialect.name, 0) == best and best > 0:
+            return dialect.name
+    return candidates[0].name
+
+
+__all__ = ["detect_dialect", "major_minor"]

@@ -1,0 +1,281 @@
+"""Field rules → event columns.
+
+A *field* is a grammar rule named in ``FIELDS``; both parse paths hand its exact text to the same
+converter, so the Lark path and the fast path can only disagree about *where* a field is, never
+about what its text means. Composite values (``LeaderAndIsr(...)``, request states, ...) are single
+tokens in the grammar and are unpacked here with the renderings of kafka-log-formats.md §4.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+Columns = dict[str, object]
+_INT = re.compile(r"-?\d+")
+
+
+def _ints(text: str) -> list[int]:
+    return [int(x) for x in _INT.findall(text)]
+
+
+def _int(column: str) -> Callable[[str, Columns], None]:
+    def convert(text: str, out: Columns) -> None:
+        out[column] = int(text)
+
+    return convert
+
+
+def _str(column: str) -> Callable[[str, Columns], None]:
+    def convert(text: str, out: Columns) -> None:
+        out[column] = text
+
+    return convert
+
+
+def _int_list(column: str) -> Callable[[str, Columns], None]:
+    def convert(text: str, out: Columns) -> None:
+        out[column] = _ints(text)
+
+    return convert
+
+
+def _attr(key: str) -> Callable[[str, Columns], None]:
+    def convert(text: str, out: Columns) -> None:
+        out.setdefault("attrs", {})[key] = text
+
+    return convert
+
+
+def _topic_partition(text: str, out: Columns) -> None:
+    topic, _, partition = text.rpartition("-")
+    out["topic"] = topic
+    out["partition"] = int(partition)
+
+
+_BROKER_ID = re.compile(r"\(id: (-?\d+)|Node\((-?\d+),|^id:(-?\d+),|^(-?\d+)$")
+
+
+def _broker_ref(text: str, out: Columns) -> None:
+    m = _BROKER_ID.search(text)
+    if m:
+        out["target_broker"] = int(next(g for g in m.groups() if g is not None))
+    out.setdefault("attrs", {})["target_broker_ref"] = text
+
+
+_LICE = re.compile(
+    r"Leader:(-?\d+),ISR:([\d,-]*)(?:,LeaderRecoveryState:(\w+))?,LeaderEpoch:(-?\d+)"
+    r"(?:,ZkVersion:(-?\d+))?,ControllerEpoch:(-?\d+)"
+)
+
+
+def _leader_isr_state(text: str, out: Columns) -> None:
+    """LeaderIsrAndControllerEpoch: ``(Leader:1,ISR:1,2,LeaderEpoch:3[,ZkVersion:4],ControllerEpoch:5)``."""
+    m = _LICE.search(text)
+    if not m:
+        return
+    out["leader"] = int(m.group(1))
+    out["isr"] = _ints(m.group(2))
+    if m.group(3):
+        out.setdefault("attrs", {})["leader_recovery_state"] = m.group(3)
+    out["leader_epoch"] = int(m.group(4))
+    if m.group(5) is not None:
+        out["partition_epoch"] = int(m.group(5))
+    out["state_controller_epoch"] = int(m.group(6))
+
+
+_ALL_REPLICAS = re.compile(r"AllReplicas:([\d,-]*)\)$")
+
+
+def _partition_state_info(text: str, out: Columns) -> None:
+    """PartitionStateInfo (≤0.9): the LeaderIsrAndControllerEpoch plus ``AllReplicas:1,2,3``."""
+    _leader_isr_state(text, out)
+    m = _ALL_REPLICAS.search(text)
+    if m:
+        out["replicas"] = _ints(m.group(1))
+
+
+_RS_INT = {
+    "leader": re.compile(r"\bleader=(-?\d+)"),
+    "leader_epoch": re.compile(r"\bleaderEpoch=(-?\d+)"),
+    "partition_epoch": re.compile(r"\b(?:zkVersion|partitionEpoch)=(-?\d+)"),
+    "state_controller_epoch": re.compile(r"\bcontrollerEpoch=(-?\d+)"),
+    "partition": re.compile(r"\bpartitionIndex=(\d+)"),
+}
+_RS_LIST = {
+    "isr": re.compile(r"\bisr=(\[[^\]]*\]|[\d,-]*)"),
+    "replicas": re.compile(r"\breplicas=(\[[^\]]*\]|[\d,-]*)"),
+}
+_RS_ATTR = {
+    "adding_replicas": re.compile(r"\baddingReplicas=(\[[^\]]*\])"),
+    "removing_replicas": re.compile(r"\bremovingReplicas=(\[[^\]]*\])"),
+    "offline_replicas": re.compile(r"\bofflineReplicas=(\[[^\]]*\])"),
+    "is_new": re.compile(r"\bisNew=(true|false)"),
+    "leader_recovery_state": re.compile(r"\bleaderRecoveryState=(\w+)"),
+    "delete_partition": re.compile(r"\bdeletePartition=(true|false)"),
+}
+_RS_TOPIC = re.compile(r"\btopicName='([^']*)'")
+
+
+def _request_state(text: str, out: Columns) -> None:
+    """PartitionState(...) 0.10–2.3 and the generated ``*PartitionState(...)`` of 2.4+."""
+    if "@" in text:  # 0.10.0 printed the object identity: nothing to read
+        out.setdefault("attrs", {})["request_state"] = text
+        return
+    for column, rx in _RS_INT.items():
+        m = rx.search(text)
+        if m:
+            out[column] = int(m.group(1))
+    for column, rx in _RS_LIST.items():
+        m = rx.search(text)
+        if m:
+            out[column] = _ints(m.group(1))
+    for key, rx in _RS_ATTR.items():
+        m = rx.search(text)
+        if m:
+            out.setdefault("attrs", {})[key] = m.group(1)
+    m = _RS_TOPIC.search(text)
+    if m:
+        out["topic"] = m.group(1)
+
+
+_LAI_INT = {
+    "leader": re.compile(r'\bleader(?:=|":)(-?\d+)'),
+    "leader_epoch": re.compile(r'\b(?:leaderEpoch=|leader_epoch":)(-?\d+)'),
+    "partition_epoch": re.compile(r"\b(?:zkVersion|partitionEpoch)=(-?\d+)"),
+}
+_LAI_ISR = re.compile(r'\bisr(?:=List\(|=\[|":\[)([^)\]]*)')
+_LAI_ISR_STATES = re.compile(r"\bisrWithBrokerEpoch=(?:List\(|\[)(.*?)\)?\]?, leaderRecoveryState")
+_BROKER_ID_IN_STATE = re.compile(r"brokerId=(-?\d+)")
+_LAI_LRS = re.compile(r"\bleaderRecoveryState=(\w+)")
+
+
+def _leader_and_isr(text: str, out: Columns) -> None:
+    """LeaderAndIsr: JSON ``{"leader":1,"leader_epoch":3,"isr":[1,2]}`` (≤1.0) or
+    ``LeaderAndIsr(leader=1, leaderEpoch=3, isr=List(1, 2) | isrWithBrokerEpoch=.., ...)``."""
+    for column, rx in _LAI_INT.items():
+        m = rx.search(text)
+        if m:
+            out[column] = int(m.group(1))
+    m = _LAI_ISR_STATES.search(text)
+    if m:
+        out["isr"] = [int(x) for x in _BROKER_ID_IN_STATE.findall(m.group(1))]
+    else:
+        m = _LAI_ISR.search(text)
+        if m:
+            out["isr"] = _ints(m.group(1))
+    m = _LAI_LRS.search(text)
+    if m:
+        out.setdefault("attrs", {})["leader_recovery_state"] = m.group(1)
+
+
+# field rule name → converter(text, columns)
+FIELDS: dict[str, Callable[[str, Columns], None]] = {
+    # identity prefix (header.lark)
+    "ident_controller_id": _int("controller_id"),
+    "ident_controller_epoch": _int("controller_epoch"),
+    "ident_broker_id": _int("broker"),
+    # partitions
+    "topic": _str("topic"),
+    "partition_id": _int("partition"),
+    "topic_partition": _topic_partition,
+    # scalars
+    "controller_id": _int("controller_id"),
+    "controller_epoch": _int("controller_epoch"),
+    "broker_id": _int("broker"),
+    "replica": _int("replica"),
+    "leader": _int("leader"),
+    "leader_epoch": _int("leader_epoch"),
+    "partition_epoch": _int("partition_epoch"),
+    "state_controller_epoch": _int("state_controller_epoch"),
+    "correlation_id": _int("correlation_id"),
+    "from_pstate": _str("from_state"),
+    "to_pstate": _str("to_state"),
+    "from_rstate": _str("from_state"),
+    "to_rstate": _str("to_state"),
+    "target_broker": _broker_ref,
+    # lists
+    "replicas": _int_list("replicas"),
+    "isr": _int_list("isr"),
+    "live_brokers": _int_list("live_brokers"),
+    "added_brokers": _int_list("added_brokers"),
+    "deleted_brokers": _int_list("deleted_brokers"),
+    "bounced_brokers": _int_list("bounced_brokers"),
+    "target_brokers": _int_list("target_brokers"),
+    # composites
+    "leader_isr_state": _leader_isr_state,
+    "partition_state_info": _partition_state_info,
+    "request_state": _request_state,
+    "leader_and_isr": _leader_and_isr,
+    # attributes (kept as text in the attrs map)
+    "new_controller_epoch": _attr("new_controller_epoch"),
+    "latest_controller_epoch": _attr("latest_controller_epoch"),
+    "current_leader_epoch": _attr("current_leader_epoch"),
+    "request_type": _attr("request_type"),
+    "transition": _attr("transition"),
+    "delete_partition": _attr("delete_partition"),
+    "error_message": _attr("error"),
+    "response_text": _attr("response"),
+    "response_text_11": _attr("response"),
+    "api_key": _attr("api_key"),
+}
+
+
+def register(name: str, converter: Callable[[str, Columns], None]) -> None:
+    """Era modules may add fields; a name can only mean one thing."""
+    if name in FIELDS and FIELDS[name] is not converter:
+        raise ValueError(f"field {name} already registered")
+    FIELDS[name] = converter
+
+
+def attr_field(key: str) -> Callable[[str, Columns], None]:
+    return _attr(key)
+
+
+def int_field(column: str) -> Callable[[str, Columns], None]:
+    return _int(column)
+
+
+def int_list_field(column: str) -> Callable[[str, Columns], None]:
+    return _int_list(column)
+
+
+def apply_fields(pairs: list[tuple[str, str]]) -> Columns:
+    """Convert (field, text) pairs, in line order, into columns."""
+    out: Columns = {}
+    for name, text in pairs:
+        FIELDS[name](text, out)
+    return out
+
+
+_OTHER_IDENT_RULES: tuple[tuple[re.Pattern, tuple[str, ...]], ...] = (
+    # "[Controller-0-to-broker-1-send-thread], " (0.8–1.0 RequestSendThread)
+    (re.compile(r"^\[Controller-(\d+)-to-broker-(\d+)-send-thread\]"), ("controller_id", "target_broker")),
+    # "[RequestSendThread controllerId=0] ", "[PartitionStateMachine controllerId=1] ", ...
+    (re.compile(r"controllerId=(\d+)"), ("controller_id",)),
+    # "[Partition state machine on Controller 0]: ", "[Channel manager on controller 1]: ", ...
+    (re.compile(r"on [Cc]ontroller (\d+)\]"), ("controller_id",)),
+    # "[Topic Deletion Manager 1], ", "[delete-topics-thread-1], "
+    (re.compile(r"^\[(?:Topic Deletion Manager |delete-topics-thread-)(\d+)\]"), ("controller_id",)),
+    # "[Partition test-topic-1 broker=1] " (kafka.cluster.Partition, 2.x+)
+    (re.compile(r"^\[Partition ([A-Za-z0-9._-]+)-(\d+) broker=(\d+)\]"), ("topic", "partition", "broker")),
+    # "[ReplicaFetcherManager on broker 1] ", "[SessionExpirationListener on 0], "
+    (re.compile(r"on (?:broker )?(\d+)\]"), ("broker",)),
+    (re.compile(r"\bbroker[= ](\d+)\]"), ("broker",)),
+)
+
+
+def _ident_other(text: str, out: Columns) -> None:
+    """Identity inside a class prefix that no specific ident rule covers (kafka-log-formats.md §2.2)."""
+    out.setdefault("attrs", {})["ident"] = text.rstrip(" ,:")
+    for rx, columns in _OTHER_IDENT_RULES:
+        m = rx.search(text)
+        if m:
+            for column, value in zip(columns, m.groups()):
+                out[column] = value if column == "topic" else int(value)
+            if "broker" not in out and "controller_id" in out:
+                out["broker"] = out["controller_id"]
+            return
+
+
+FIELDS["ident_other"] = _ident_other

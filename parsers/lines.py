@@ -1,0 +1,172 @@
+"""Classify one line: a record (typed or ``other``), a continuation line, or quarantine.
+
+Two interchangeable implementations share this contract and the field converters:
+``LarkLineParser`` (plain Lark, the reference) and ``FastLineParser`` (regexes compiled from the
+same grammar). ``tests/test_differential.py`` runs both over every corpus line and compares them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lark import Token, Tree
+from lark.exceptions import UnexpectedInput
+
+from .dialects import AUTO
+from .fastpath import FastGrammar, compile_fast_grammar, match_template
+from .fields import FIELDS
+from .grammar_loader import build_lark, templates_for
+
+RECORD = "record"
+CONTINUATION = "continuation"
+QUARANTINE = "quarantine"
+
+NOT_A_RECORD = (
+    "not a log record: neither a '[timestamp] LEVEL message (logger)' line the grammar accepts "
+    "nor a stack-trace line"
+)
+
+
+@dataclass
+class LineResult:
+    kind: str
+    ts_raw: str | None = None
+    level: str | None = None
+    logger: str | None = None
+    prefix: str | None = None
+    message: str | None = None
+    template: str | None = None  # rule name; None for a record no template types ("other")
+    fields: list[tuple[str, str]] = field(default_factory=list)
+    reason: str | None = None
+
+    def key(self) -> tuple:
+        """Everything the two paths must agree on."""
+        return (self.kind, self.ts_raw, self.level, self.logger, self.prefix, self.message,
+                self.template, tuple(self.fields), self.reason)
+
+
+def _text(tree) -> str:
+    if isinstance(tree, Token):
+        return str(tree)
+    return "".join(_text(child) for child in tree.children)
+
+
+def _collect(tree: Tree, fields: list[tuple[str, str]], templates: list[str], template_names) -> None:
+    for child in tree.children:
+        if isinstance(child, Tree):
+            name = child.data
+            if name in FIELDS:
+                fields.append((str(name), _text(child)))
+            else:
+                if name in template_names:
+                    templates.append(str(name))
+                _collect(child, fields, templates, template_names)
+
+
+class LarkLineParser:
+    """The reference path: plain Lark LALR, one parse attempt per start symbol."""
+
+    def __init__(self, dialect: str = AUTO, layout: str | None = None) -> None:
+        self.dialect = dialect
+        self.typed = [build_lark(dialect, layout, "record")]
+        if dialect != AUTO:
+            self.typed.append(build_lark(AUTO, layout, "record"))
+        self.other = build_lark(AUTO, layout, "other_record")
+        self.continuation = build_lark(AUTO, layout, "continuation")
+        self.template_names = {t.rule for t in templates_for(AUTO)}
+
+    def classify(self, line: str) -> LineResult:
+        for parser in self.typed:
+            try:
+                return self._record(parser.parse(line), "body")
+            except UnexpectedInput:
+                continue
+        try:
+            return self._record(self.other.parse(line), "other_body")
+        except UnexpectedInput:
+            pass
+        try:
+            self.continuation.parse(line)
+            return LineResult(CONTINUATION)
+        except UnexpectedInput:
+            pass
+        return LineResult(QUARANTINE, reason=NOT_A_RECORD)
+
+    def _record(self, tree: Tree, body_name: str) -> LineResult:
+        result = LineResult(RECORD)
+        templates: list[str] = []
+        for child in tree.children:
+            if isinstance(child, Token):
+                if child.type == "TIMESTAMP":
+                    result.ts_raw = str(child)
+                elif child.type in ("LEVEL", "LEVEL_PADDED"):
+                    result.level = str(child).rstrip()
+                elif child.type == "LOGGER":
+                    result.logger = str(child)
+            elif child.data == "line_prefix":
+                result.prefix = _text(child)
+            elif child.data == body_name:
+                result.message = _text(child)
+                _collect(child, result.fields, templates, self.template_names)
+        result.template = templates[0] if templates else None
+        return result
+
+
+class FastLineParser:
+    """The hot path: regexes generated from the same grammar (see fastpath.py)."""
+
+    def __init__(self, dialect: str = AUTO, layout: str | None = None) -> None:
+        self.dialect = dialect
+        cont = build_lark(AUTO, layout, "continuation")
+        self.grammars: list[FastGrammar] = [
+            compile_fast_grammar(build_lark(dialect, layout, "record"), cont,
+                                 [t.rule for t in templates_for(dialect)])
+        ]
+        if dialect != AUTO:
+            self.grammars.append(
+                compile_fast_grammar(build_lark(AUTO, layout, "record"), cont,
+                                     [t.rule for t in templates_for(AUTO)])
+            )
+        self.primary = self.grammars[0]
+
+    def classify(self, line: str) -> LineResult:
+        fast = self.primary
+        m = None
+        for header in fast.headers:
+            m = header.match(line)
+            if m is not None:
+                break
+        if m is None:
+            if fast.continuation.match(line):
+                return LineResult(CONTINUATION)
+            return LineResult(QUARANTINE, reason=NOT_A_RECORD)
+        body = m.group("body")
+        result = LineResult(
+            RECORD,
+            ts_raw=m.group("ts"),
+            level=m.group("level").rstrip(),
+            logger=m.group("logger"),
+            prefix=m.groupdict().get("prefix"),
+            message=body,
+        )
+        ident_fields: list[tuple[str, str]] = []
+        rest = body
+        im = fast.ident.match(body)
+        if im is not None:
+            first, roles = fast.ident_roles[im.lastindex]
+            groups = im.groups()
+            ident_fields = [(r, groups[first + i]) for i, r in enumerate(roles) if groups[first + i] is not None]
+            rest = body[im.end():]
+        elif fast.ident_opener.match(body):
+            # Lark's lexer commits to an identity opener and then fails: not a record either way.
+            if fast.continuation.match(line):
+                return LineResult(CONTINUATION)
+            return LineResult(QUARANTINE, reason=NOT_A_RECORD)
+        for grammar in self.grammars:
+            found = match_template(grammar, rest)
+            if found is not None:
+                result.template, pairs = found
+                result.fields = ident_fields + pairs
+                return result
+        result.fields = ident_fields
+        return result

@@ -1,0 +1,216 @@
+"""One file's bytes → event rows, quarantine rows and a reconciliation row.
+
+This is the only place where lines become records: continuation lines attach to the record
+before them, identity and broker ownership are resolved, timestamps are converted, and every
+physical line is counted exactly once (record, continuation or quarantine).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from dataclasses import dataclass, field
+from typing import Iterator
+from zoneinfo import ZoneInfo
+
+from .detect import detect_dialect
+from .dialects import AUTO, dialect_for_version
+from .fields import apply_fields
+from .grammar_loader import templates_for
+from .lines import CONTINUATION, QUARANTINE, FastLineParser, LarkLineParser, LineResult
+from .reader import DEFAULT_MAX_LINE_BYTES, read_lines
+
+DEFAULT_BROKER_FROM_PATH = r"(?i)(?:broker|kafka|node)[-_]?(\d+)(?=[/_\-]|$)"
+OTHER = "other"
+
+
+@dataclass(frozen=True)
+class ParseOptions:
+    """What a user can set on the command line (all picklable, shipped to Spark workers)."""
+
+    layout: str | None = None
+    kafka_version: str | None = None
+    broker_from_path: str = DEFAULT_BROKER_FROM_PATH
+    timezone: str = "UTC"
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    use_lark: bool = False  # the plain-Lark reference path (benchmarks, differential tests)
+
+
+@functools.lru_cache(maxsize=32)
+def line_parser(dialect: str, layout: str | None, use_lark: bool):
+    """One classifier per (dialect, layout, path) per process: Spark workers build it once."""
+    return (LarkLineParser if use_lark else FastLineParser)(dialect, layout)
+
+
+@functools.lru_cache(maxsize=1)
+def _event_types() -> dict[str, str]:
+    return {t.rule: t.event_type for t in templates_for(AUTO)}
+
+
+def log_kind(logger: str | None, source_file: str) -> str:
+    if logger == "state.change.logger":
+        return "state-change"
+    if logger and (logger.startswith("kafka.controller") or logger.startswith("org.apache.kafka.controller")):
+        return "controller"
+    name = source_file.rsplit("/", 1)[-1]
+    if name.startswith(("state-change", "stage-change")):
+        return "state-change"
+    if name.startswith("controller"):
+        return "controller"
+    return "server"
+
+
+class _Clock:
+    """ts_raw → microseconds since the epoch (UTC), cached per second."""
+
+    def __init__(self, timezone: str) -> None:
+        self.tz = dt.timezone.utc if timezone.upper() == "UTC" else ZoneInfo(timezone)
+        self.cache: dict[str, int] = {}
+
+    def micros(self, ts_raw: str) -> int:
+        seconds_text = ts_raw[:19]
+        seconds = self.cache.get(seconds_text)
+        if seconds is None:
+            naive = dt.datetime.strptime(seconds_text.replace("T", " "), "%Y-%m-%d %H:%M:%S")
+            seconds = int(naive.replace(tzinfo=self.tz).timestamp())
+            self.cache[seconds_text] = seconds
+        return seconds * 1_000_000 + int(ts_raw[20:23]) * 1000
+
+
+@dataclass
+class FileResult:
+    events: list[dict] = field(default_factory=list)
+    quarantine: list[dict] = field(default_factory=list)
+    summary: dict = field(default_factory=dict)
+
+
+def _path_broker(pattern: re.Pattern, text: str | None) -> int | None:
+    if not text:
+        return None
+    found = pattern.findall(text)
+    return int(found[-1]) if found else None
+
+
+def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptions()) -> FileResult:
+    """Parse one file's bytes completely (the unit of work of the Spark job)."""
+    lines, info = read_lines(data, options.max_line_bytes)
+    lines = list(lines)
+    if options.kafka_version:
+        dialect = dialect_for_version(options.kafka_version).name
+    else:
+        auto = line_parser(AUTO, options.layout, False)
+        dialect = detect_dialect((ln.text for ln in lines if ln.text), auto.classify)
+    classify = line_parser(dialect, options.layout, options.use_lark).classify
+    pattern = re.compile(options.broker_from_path)
+    path_broker = _path_broker(pattern, source_file)
+    clock = _Clock(options.timezone)
+    event_types = _event_types()
+    result = FileResult()
+    current: dict | None = None
+    stack: list[str] = []
+    counts = {"records": 0, "continuation_lines": 0, "quarantined": 0, "out_of_order": 0}
+    last_ts = None
+
+    def close() -> None:
+        if current is not None:
+            if stack:
+                current["stack"] = "\n".join(stack)
+                current["n_continuation"] = len(stack)
+                stack.clear()
+            result.events.append(current)
+
+    def quarantine(line_no: int, raw: str, reason: str) -> None:
+        counts["quarantined"] += 1
+        result.quarantine.append({"source_file": source_file, "line_no": line_no,
+                                  "broker": path_broker, "raw": raw, "reason": reason})
+
+    for line in lines:
+        if line.text is None:
+            quarantine(line.line_no, line.raw or "", line.problem or "unreadable line")
+            continue
+        parsed: LineResult = classify(line.text)
+        if parsed.kind == CONTINUATION:
+            if current is None:
+                quarantine(line.line_no, line.text,
+                           "continuation line (stack trace) with no log record before it in this file")
+            else:
+                counts["continuation_lines"] += 1
+                stack.append(line.text)
+            continue
+        if parsed.kind == QUARANTINE:
+            quarantine(line.line_no, line.text, parsed.reason or "not a log record")
+            continue
+        close()
+        counts["records"] += 1
+        current = _event_row(parsed, line, source_file, dialect, event_types, clock, pattern, path_broker)
+        ts = current["ts"]
+        if last_ts is not None and ts < last_ts:
+            current["ts_out_of_order"] = True
+            counts["out_of_order"] += 1
+        last_ts = ts if last_ts is None or ts > last_ts else last_ts
+    close()
+    _fill_file_owner(result.events)
+    result.summary = {
+        "source_file": source_file,
+        "lines_read": len(lines),
+        **counts,
+        "dialect": dialect,
+        "compressed": info["compressed"],
+        "read_error": info["read_error"],
+    }
+    return result
+
+
+def _event_row(parsed: LineResult, line, source_file, dialect, event_types, clock, pattern, path_broker) -> dict:
+    columns = apply_fields(parsed.fields)
+    broker = columns.pop("broker", None)
+    source = "line"
+    if broker is None:
+        broker = columns.get("controller_id")
+    if broker is None:
+        prefix_broker = _path_broker(pattern, parsed.prefix)
+        broker, source = (prefix_broker, "path") if prefix_broker is not None else (path_broker, "path")
+    if broker is None:
+        source = None
+    row = {
+        "source_file": source_file,
+        "line_no": line.line_no,
+        "broker": broker,
+        "broker_source": source,
+        "ts": clock.micros(parsed.ts_raw),
+        "ts_raw": parsed.ts_raw,
+        "ts_out_of_order": False,
+        "level": parsed.level,
+        "logger": parsed.logger,
+        "log_kind": log_kind(parsed.logger, source_file),
+        "dialect": dialect,
+        "template": parsed.template,
+        "event_type": event_types[parsed.template] if parsed.template else OTHER,
+        "message": parsed.message,
+        "stack": None,
+        "n_continuation": 0,
+        "line_prefix": parsed.prefix,
+        "crlf": line.crlf,
+    }
+    row.update(columns)
+    return row
+
+
+def _fill_file_owner(events: list[dict]) -> None:
+    """Lines with no identity of their own belong to the file's one writer, if it has one."""
+    owners = {e["broker"] for e in events if e["broker_source"] == "line"}
+    if len(owners) != 1:
+        return
+    owner = owners.pop()
+    for event in events:
+        if event["broker"] is None:
+            event["broker"] = owner
+            event["broker_source"] = "file"
+
+
+def iter_lines_for_merge(data: bytes) -> Iterator[str]:  # used by later subcommands (merge)
+    lines, _ = read_lines(data)
+    for line in lines:
+        if line.text is not None:
+            yield line.text

@@ -1,0 +1,25 @@
+"""kafka_forensics.statemachines: Kafka's controller state machines, per Kafka era.
+
+Pure Python (no Spark, no Lark, no I/O) and the single source of truth for what is "legal":
+states and their codes (``states``), valid previous states (``partition_machine``,
+``replica_machine``), out-of-band assignments (``out_of_band``), the bundle for one version
+(``machine``), leader elections (``elections``), the controller's ISR shrink (``isr_shrink``),
+invariants checkable from logs (``invariants``) and renderings (``render``). Every rule cites
+the apache/kafka source it was read from, ``path@tag``.
+"""
+
+from .machine import StateMachineRules, is_valid_transition, rules_for
+from .states import Entity, PartitionState, ReplicaState
+from .versions import ERAS, KafkaVersion, era_of
+
+__all__ = [
+    "ERAS",
+    "Entity",
+    "KafkaVersion",
+    "PartitionState",
+    "ReplicaState",
+    "StateMachineRules",
+    "era_of",
+    "is_valid_transition",
+    "rules_for",
+]
