@@ -6,8 +6,6 @@ garbage and oversized lines all come back as numbered problems that become quara
 
 from __future__ import annotations
 
-import gzip
-import io
 import re
 import zlib
 from dataclasses import dataclass
@@ -32,18 +30,22 @@ class Line:
 
 
 def _decompress(data: bytes) -> tuple[bytes, str | None]:
-    """Whole gzip payload, or what could be read plus the reason it stopped."""
-    out = io.BytesIO()
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-            while True:
-                chunk = stream.read(1 << 20)
-                if not chunk:
-                    break
-                out.write(chunk)
-        return out.getvalue(), None
-    except (EOFError, OSError, zlib.error) as err:
-        return out.getvalue(), f"gzip stream unreadable after {out.tell()} bytes ({type(err).__name__}: {err})"
+    """Whole gzip payload (all members), or what could be inflated plus why it stopped."""
+    out = bytearray()
+    rest = data
+    while rest:
+        inflater = zlib.decompressobj(wbits=31)
+        try:
+            out += inflater.decompress(rest)
+        except zlib.error as err:
+            return bytes(out), f"gzip stream corrupt after {len(out)} bytes ({err})"
+        if not inflater.eof:
+            out += inflater.flush()
+            return bytes(out), f"gzip stream truncated after {len(out)} bytes (file ends mid-stream)"
+        rest = inflater.unused_data
+        if rest and rest[:2] != GZIP_MAGIC:
+            return bytes(out), f"{len(rest)} trailing bytes after the gzip stream are not gzip"
+    return bytes(out), None
 
 
 def read_lines(data: bytes, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> tuple[Iterator[Line], dict]:

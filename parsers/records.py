@@ -21,7 +21,7 @@ from .grammar_loader import templates_for
 from .lines import CONTINUATION, QUARANTINE, FastLineParser, LarkLineParser, LineResult
 from .reader import DEFAULT_MAX_LINE_BYTES, read_lines
 
-DEFAULT_BROKER_FROM_PATH = r"(?i)(?:broker|kafka|node)[-_]?(\d+)(?=[/_\-]|$)"
+DEFAULT_BROKER_FROM_PATH = r"(?i)(?:broker|kafka|node)[-_]?(\d+)(?=[/_\-\s|]|$)"
 OTHER = "other"
 
 

@@ -40,6 +40,7 @@ class ElectionResult:
     recipients: tuple[int, ...] = ()
     leader_recovering: bool = False
     not_needed: bool = False
+    creates_partition_state: bool = False  # New -> Online: znode created with leaderEpoch 0
 
     @property
     def elected(self) -> bool:
@@ -47,8 +48,9 @@ class ElectionResult:
 
     @property
     def bumps_leader_epoch(self) -> bool:
-        """Every successful election writes leaderEpoch+1 (``newLeader``/``newLeaderAndIsr``)."""
-        return self.leader is not None and not self.not_needed
+        """Every successful election of an existing partition writes leaderEpoch+1
+        (``newLeader``/``newLeaderAndIsr``, K:api/LeaderAndIsr.scala@2.4.1)."""
+        return self.leader is not None and not self.not_needed and not self.creates_partition_state
 
 
 _FAILED = ElectionResult(leader=None, isr=None)
@@ -77,6 +79,30 @@ def _unclean_allowed(version: VersionLike, unclean_allowed: Optional[bool]) -> b
     return unclean_allowed
 
 
+def new_partition_election(
+    version: VersionLike,
+    assignment: Sequence[int],
+    live: Iterable[int],
+    *,
+    shutting_down: Iterable[int] = (),
+) -> ElectionResult:
+    """NewPartition -> OnlinePartition (topic/partition creation): the first leader and ISR.
+
+    Leader = first live assigned replica, ISR = all live assigned replicas (assignment order),
+    leaderEpoch 0, LeaderAndIsr to the ISR; no live replica -> "No assigned replica is alive" and
+    the partition stays New. Same rule in every version: K:controller/PartitionStateMachine.scala
+    @0.8.0:234-260 (initializeLeaderAndIsrForPartition), @3.9.0-rc3:274-326.
+    """
+    require_zookeeper_controller(version)
+    online = _online(live, shutting_down)
+    live_assigned = tuple(r for r in assignment if r in online)
+    if not live_assigned:
+        return _FAILED
+    return ElectionResult(
+        live_assigned[0], live_assigned, False, live_assigned, creates_partition_state=True
+    )
+
+
 def offline_election(
     version: VersionLike,
     assignment: Sequence[int],
@@ -87,7 +113,8 @@ def offline_election(
     unclean_allowed: Optional[bool] = None,
     leader_recovery_supported: Optional[bool] = None,
 ) -> ElectionResult:
-    """New/Offline -> Online election (failover, broker change, topic creation, admin UNCLEAN).
+    """OfflinePartition -> OnlinePartition election (failover, broker change, unclean-config
+    change, 2.4+ admin ``ElectLeaders``); New -> Online uses ``new_partition_election`` instead.
 
     ``unclean_allowed``: the topic's effective ``unclean.leader.election.enable`` (or True for a
     2.4+ admin ``ElectLeaders(UNCLEAN)``); None = the version's default; ignored before 0.8.2,
@@ -128,10 +155,10 @@ def offline_election(
                 return _FAILED
             leader = in_isr[0]
         else:
-            # First live ISR member in ISR order. K:controller/PartitionLeaderSelector.scala@0.8.0:72-77.
+            # First live ISR member in ISR order. K:controller/PartitionLeaderSelector.scala@0.8.0:70-74.
             leader = live_isr[0]
         return ElectionResult(leader, live_isr, False, live_assigned)
-    # No live ISR member. K:controller/PartitionLeaderSelector.scala@0.8.0:55-71, @0.8.2.2:60-84.
+    # No live ISR member. K:controller/PartitionLeaderSelector.scala@0.8.0:54-69, @0.8.2.2:60-84.
     if not unclean_ok or not live_assigned:
         return _FAILED
     leader = live_assigned[0]
@@ -272,6 +299,7 @@ __all__ = [
     "controlled_shutdown_election",
     "default_unclean_leader_election",
     "is_unclean_leader_change",
+    "new_partition_election",
     "offline_election",
     "preferred_election",
     "preferred_election_skipped",

@@ -100,7 +100,7 @@ def check_snapshot(
         if not empty_isr_allowed(version, unclean_allowed=unclean_allowed, elr_enabled=elr_enabled):
             violations.append(EMPTY_ISR)
     if snapshot.leader_recovery_state == "RECOVERING" and leader is not None and isr is not None:
-        # K:controller/KafkaController.scala@3.9.0-rc3:2412-2427 (AlterPartition must keep ISR=[leader]).
+        # K:controller/KafkaController.scala@3.9.0-rc3:2412-2418 (AlterPartition must keep ISR=[leader]).
         if isr != (leader,):
             violations.append(RECOVERING_ISR_NOT_SINGLETON)
     return violations

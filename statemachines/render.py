@@ -37,6 +37,9 @@ def rules_as_text(version: VersionLike) -> str:
     rules = rules_for(version)
     era = rules.era
     oob = rules.out_of_band
+    offline_target = oob.startup_replica_transitions.replica_offline or (
+        f"stay {oob.failover_replicas.replica_offline}"
+    )
     lines = [
         f"Kafka {rules.kafka_version}: ZooKeeper controller state machines (rules of {era.label})",
         "",
@@ -56,7 +59,7 @@ def rules_as_text(version: VersionLike) -> str:
         f"  partitions {' / '.join(s.value for s in oob.startup_partition_sources)}"
         f" -> {oob.startup_partition_target}",
         f"  replicas online -> {oob.startup_replica_transitions.replica_online};"
-        f" offline -> {oob.startup_replica_transitions.replica_offline or 'stay ' + oob.failover_replicas.replica_offline.value}",
+        f" offline -> {offline_target}",
     ]
     if era.changes:
         lines += ["", f"What changed in {era.first.line}:"]
@@ -68,6 +71,7 @@ def eras_as_text() -> str:
     """The era table: version range -> what changed at its start (for ``--help`` and docs)."""
     lines = []
     for era in ERAS:
-        what = "; ".join(c.summary for c in era.changes) or "baseline: 0.8.0, the first release with replication and a controller"
+        baseline = "baseline: 0.8.0, the first release with replication and a controller"
+        what = "; ".join(c.summary for c in era.changes) or baseline
         lines.append(f"{era.label}: {what}")
     return "\n".join(lines) + "\n"

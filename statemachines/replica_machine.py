@@ -26,7 +26,7 @@ _REPLICA_0_8_0: ValidPrevious = MappingProxyType({
 })
 
 # KAFKA-330 (first release 0.8.1): K:controller/ReplicaStateMachine.scala@0.8.1.1:154,172,180,185,
-# 190,199-200,226-227; @0.8.2.2:172-243; as validPreviousStates (KAFKA-5258, 0.11.0.0):
+# 190,198-199,224-225; @0.8.2.2:172-243; as validPreviousStates (KAFKA-5258, 0.11.0.0):
 # @0.11.0.0:307-339, @1.1.1:401-433, @2.2.2:413-445.
 _REPLICA_0_8_1: ValidPrevious = MappingProxyType({
     R.NewReplica: (R.NonExistentReplica,),

@@ -60,10 +60,9 @@ class KafkaVersion:
         numbers = tuple(int(p) for p in parts)
         line_len = 3 if numbers[0] == 0 else 2
         if len(numbers) < line_len:
-            raise UnknownKafkaVersionError(
-                f"{cleaned!r} does not name one Kafka release line "
-                f"({'0.x releases need three numbers, e.g. 0.8.2' if numbers[0] == 0 else 'give at least major.minor, e.g. 2.8'})"
-            )
+            hint = ("0.x releases need three numbers, e.g. 0.8.2" if numbers[0] == 0
+                    else "give at least major.minor, e.g. 2.8")
+            raise UnknownKafkaVersionError(f"{cleaned!r} does not name one Kafka release line ({hint})")
         if len(numbers) > line_len + 1:
             raise UnknownKafkaVersionError(
                 f"{cleaned!r} has too many numbers for a Kafka version ({_EXAMPLES})"
