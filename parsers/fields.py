@@ -169,6 +169,27 @@ def _leader_and_isr(text: str, out: Columns) -> None:
         out.setdefault("attrs", {})["leader_recovery_state"] = m.group(1)
 
 
+def _memo(convert: Callable[[str, Columns], None], size: int = 4096) -> Callable[[str, Columns], None]:
+    """Composite values repeat (one state sent to every broker): convert each text once."""
+    cache: dict[str, Columns] = {}
+
+    def cached(text: str, out: Columns) -> None:
+        found = cache.get(text)
+        if found is None:
+            found = {}
+            convert(text, found)
+            if len(cache) >= size:
+                cache.clear()
+            cache[text] = found
+        for key, value in found.items():
+            if key == "attrs":
+                out.setdefault("attrs", {}).update(value)
+            else:
+                out[key] = value
+
+    return cached
+
+
 # field rule name → converter(text, columns)
 FIELDS: dict[str, Callable[[str, Columns], None]] = {
     # identity prefix (header.lark)
@@ -203,10 +224,10 @@ FIELDS: dict[str, Callable[[str, Columns], None]] = {
     "bounced_brokers": _int_list("bounced_brokers"),
     "target_brokers": _int_list("target_brokers"),
     # composites
-    "leader_isr_state": _leader_isr_state,
-    "partition_state_info": _partition_state_info,
-    "request_state": _request_state,
-    "leader_and_isr": _leader_and_isr,
+    "leader_isr_state": _memo(_leader_isr_state),
+    "partition_state_info": _memo(_partition_state_info),
+    "request_state": _memo(_request_state),
+    "leader_and_isr": _memo(_leader_and_isr),
     # attributes (kept as text in the attrs map)
     "new_controller_epoch": _attr("new_controller_epoch"),
     "latest_controller_epoch": _attr("latest_controller_epoch"),

@@ -27,7 +27,7 @@ NOT_A_RECORD = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class LineResult:
     kind: str
     ts_raw: str | None = None
