@@ -190,6 +190,109 @@ def _memo(convert: Callable[[str, Columns], None], size: int = 4096) -> Callable
     return cached
 
 
+_SOME = re.compile(r"^Some\((.*)\)$")
+
+
+def _attr_unwrapped(key: str) -> Callable[[str, Columns], None]:
+    """Option[X] rendered by Scala ("Some(v)" / "None") → "v" / "None"."""
+
+    def convert(text: str, out: Columns) -> None:
+        m = _SOME.match(text)
+        out.setdefault("attrs", {})[key] = m.group(1) if m else text
+
+    return convert
+
+
+def _flag(key: str) -> Callable[[str, Columns], None]:
+    def convert(text: str, out: Columns) -> None:
+        out.setdefault("attrs", {})[key] = "true"
+
+    return convert
+
+
+def _fixed_attr(key: str, value: str) -> Callable[[str, Columns], None]:
+    def convert(text: str, out: Columns) -> None:
+        out.setdefault("attrs", {})[key] = value
+
+    return convert
+
+
+_RA_PART = re.compile(r"\b(replicas|addingReplicas|removingReplicas)=([\d,-]*)")
+
+
+def _replica_assignment(text: str, out: Columns) -> None:
+    """ReplicaAssignment(replicas=1,2,3, addingReplicas=, removingReplicas=) (2.4+)."""
+    for key, value in _RA_PART.findall(text):
+        if key == "replicas":
+            out["replicas"] = _ints(value)
+        else:
+            out.setdefault("attrs", {})["adding_replicas" if key == "addingReplicas" else "removing_replicas"] = value
+    out.setdefault("attrs", {})["assignment"] = text
+
+
+_ENDPOINT_ID = re.compile(r"id=(-?\d+)")
+
+
+def _leader_endpoint(text: str, out: Columns) -> None:
+    """BrokerEndPoint(id=3, host=kafka3:9092) (2.4–2.5 "with leader ...")."""
+    m = _ENDPOINT_ID.search(text)
+    if m:
+        out["leader"] = int(m.group(1))
+    out.setdefault("attrs", {})["leader_endpoint"] = text
+
+
+_MP_LIST = re.compile(r"\[[^\]]*\]|[^,\[\]]+")
+
+
+def _metadata_partition(text: str, out: Columns) -> None:
+    """2.8 MetadataPartition(topic,partition,leader,leaderEpoch,[replicas],[isr],partitionEpoch,...)."""
+    inner = text[text.find("(") + 1 : text.rfind(")")]
+    parts = [p.strip() for p in _MP_LIST.findall(inner)]
+    if len(parts) >= 7:
+        try:
+            out["topic"] = parts[0]
+            out["partition"] = int(parts[1])
+            out["leader"] = int(parts[2])
+            out["leader_epoch"] = int(parts[3])
+            out["replicas"] = _ints(parts[4])
+            out["isr"] = _ints(parts[5])
+            out["partition_epoch"] = int(parts[6])
+        except ValueError:
+            pass
+    out.setdefault("attrs", {})["partition_state"] = text
+
+
+_REC_FIELD = re.compile(r"\b(brokerId|brokerEpoch|fenced|inControlledShutdown|incarnationId)=([^,)\s]+)")
+_FENCING = {"1": "fence", "-1": "unfence", "0": "none"}
+_SHUTDOWN = {"1": "in_controlled_shutdown", "0": "none"}
+
+
+def _broker_record(kind: str) -> Callable[[str, Columns], None]:
+    """KRaft RegisterBrokerRecord(...) / BrokerRegistrationChangeRecord(...): the broker, its epoch
+    and (for change records) the fenced / inControlledShutdown changes as attrs."""
+
+    def convert(text: str, out: Columns) -> None:
+        attrs = out.setdefault("attrs", {})
+        for key, value in _REC_FIELD.findall(text):
+            if key == "brokerId":
+                out["target_broker"] = int(value)
+            elif key == "brokerEpoch":
+                attrs["broker_epoch"] = value
+            elif key == "incarnationId":
+                attrs["incarnation_id"] = value
+            elif key == "fenced":
+                attrs["fenced"] = value
+                if kind == "change":
+                    attrs["fencing_change"] = _FENCING.get(value, value)
+            elif key == "inControlledShutdown":
+                attrs["in_controlled_shutdown"] = value
+                if kind == "change":
+                    attrs["controlled_shutdown_change"] = _SHUTDOWN.get(value, value)
+        attrs["record"] = text
+
+    return convert
+
+
 # field rule name → converter(text, columns)
 FIELDS: dict[str, Callable[[str, Columns], None]] = {
     # identity prefix (header.lark)
@@ -239,6 +342,92 @@ FIELDS: dict[str, Callable[[str, Columns], None]] = {
     "response_text": _attr("response"),
     "response_text_11": _attr("response"),
     "api_key": _attr("api_key"),
+    # ---- added with the era_2_4 / era_2_6 / era_3_x / kraft / server templates (fields_ext.lark)
+    "num_partitions": _attr("num_partitions"),
+    "num_become_leader": _attr("num_become_leader"),
+    "num_become_follower": _attr("num_become_follower"),
+    "num_cached": _attr("num_cached"),
+    "num_deleted": _attr("num_deleted"),
+    "elapsed_ms": _attr("elapsed_ms"),
+    "last_update_controller_epoch": _attr("last_update_controller_epoch"),
+    "previous_leader_epoch": _attr("previous_leader_epoch"),
+    "previous_leader": _attr_unwrapped("previous_leader"),
+    "previous_leader_id": _attr("previous_leader"),
+    "start_offset": _attr("start_offset"),
+    "high_watermark": _attr("high_watermark"),
+    "metadata_offset": _attr("metadata_offset"),
+    "topic_id": _attr_unwrapped("topic_id"),
+    "log_topic_id": _attr_unwrapped("log_topic_id"),
+    "isr_list": _int_list("isr"),
+    "adding_replicas": _attr("adding_replicas"),
+    "removing_replicas": _attr("removing_replicas"),
+    "under_min_isr": _flag("under_min_isr"),
+    "offline_partitions": _attr("partitions"),
+    "leader_transition": _attr("transition"),
+    "follower_transition": _attr("transition"),
+    "error_name": _attr("error"),
+    "response_text_from": _attr("response"),
+    "request_text_offline": _attr("request"),
+    "request_text_reconnect": _attr("request"),
+    "request_text_raft": _attr("request"),
+    "removed_brokers": _int_list("deleted_brokers"),
+    "exception_class": _attr("exception"),
+    "replica_assignment": _replica_assignment,
+    "leader_endpoint": _leader_endpoint,
+    "election_type": _attr("election_type"),
+    "election_trigger": _attr("election_trigger"),
+    "controller_event": _attr("event"),
+    "collection_text": _attr("detail"),
+    "record_text": _attr("record"),
+    "kraft_event": _attr("event"),
+    "new_leader": _attr("new_leader"),
+    "ratio": _attr("ratio"),
+    "broker_epoch": _attr("broker_epoch"),
+    "cached_broker_epoch": _attr("cached_broker_epoch"),
+    "epoch_zk_version": _attr("epoch_zk_version"),
+    "committed_offset": _attr("committed_offset"),
+    "next_write_offset": _attr("next_write_offset"),
+    "request_partition_epoch": _attr("request_partition_epoch"),
+    "requesting_broker": _attr("requesting_broker"),
+    "node_id": _attr("node"),
+    "is_new": _attr("is_new"),
+    "elected_controller": _attr("elected_controller"),
+    "new_isr_text": _attr("new_isr"),
+    "leader_recovery_state": _attr("leader_recovery_state"),
+    "incarnation_id": _attr("incarnation_id"),
+    "new_incarnation_id": _attr("new_incarnation_id"),
+    "delete_flag": _attr("delete_partition"),
+    "detail_text": _attr("detail"),
+    "topics_text": _attr("topics"),
+    "partitions_text": _attr("partitions"),
+    "partitions_coll": _attr("partitions"),
+    "partitions_until_trigger": _attr("partitions"),
+    "election_strategy": _attr("election_strategy"),
+    "request_text_raft_epoch": _attr("request"),
+    "metadata_partition": _metadata_partition,
+    "added_brokers_text": _attr("added_brokers"),
+    "qualified_exception": _attr("exception"),
+    "local_role": _attr("role"),
+    "subject_broker": _int("target_broker"),
+    "lowest_active_offset": _attr("lowest_active_offset"),
+    "controlled_shutdown_offset": _attr("controlled_shutdown_offset"),
+    "register_offset": _attr("register_offset"),
+    "new_epoch": _attr("new_epoch"),
+    "delta_us": _attr("duration_us"),
+    "kraft_exception": _attr("exception"),
+    "treated_exception": _attr("treated_as"),
+    "kraft_event_mid": _attr("event"),
+    "kraft_handler": _attr("handler"),
+    "kraft_task": _attr("task"),
+    "num_records": _attr("num_records"),
+    "snapshot_name": _attr("snapshot"),
+    "registration_change": _broker_record("change"),
+    "register_record": _broker_record("register"),
+    "request_leader_epoch": _attr("request_leader_epoch"),
+    "kafka_version": _attr("kafka_version"),
+    "previous_isr": _attr("previous_isr"),
+    "zk_state": _attr("zk_state"),
+    "znode_path": _attr("path"),
 }
 
 
