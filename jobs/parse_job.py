@@ -29,6 +29,7 @@ BATCH_ROWS = 8192
 
 
 def _unified_schema() -> pa.Schema:
+    """row_kind, then the event columns in order, then the quarantine and file extras."""
     fields = [pa.field(ROW_KIND, pa.string())]
     seen = {ROW_KIND}
     for schema in (EVENTS_SCHEMA, QUARANTINE_SCHEMA, FILE_SCHEMA):
@@ -40,9 +41,22 @@ def _unified_schema() -> pa.Schema:
 
 
 UNIFIED_SCHEMA = _unified_schema()
+_EXTRA_FIELDS = [f for f in UNIFIED_SCHEMA if f.name != ROW_KIND and f.name not in EVENTS_SCHEMA.names]
 
 
-def _batches(rows: list[dict], kind: str):
+def _event_batches(rows: list[list]):
+    """Event rows (lists in EVENT_COLUMNS order) → Arrow batches, one zip per batch."""
+    for start in range(0, len(rows), BATCH_ROWS):
+        chunk = rows[start : start + BATCH_ROWS]
+        n = len(chunk)
+        columns = list(zip(*chunk))
+        arrays = [pa.array(["event"] * n, pa.string())]
+        arrays += [pa.array(col, f.type) for col, f in zip(columns, EVENTS_SCHEMA)]
+        arrays += [pa.nulls(n, f.type) for f in _EXTRA_FIELDS]
+        yield pa.RecordBatch.from_arrays(arrays, schema=UNIFIED_SCHEMA)
+
+
+def _dict_batches(rows: list[dict], kind: str):
     for start in range(0, len(rows), BATCH_ROWS):
         chunk = rows[start : start + BATCH_ROWS]
         for row in chunk:
@@ -58,9 +72,9 @@ def parse_arrow_batches(batches, options: ParseOptions, displays: dict[str, str]
         for i, uri in enumerate(paths):
             data = contents[i].as_py() or b""
             result = parse_file(data, displays.get(uri, uri), options)
-            yield from _batches(result.events, "event")
-            yield from _batches(result.quarantine, "quarantine")
-            yield from _batches([result.summary], "file")
+            yield from _event_batches(result.rows)
+            yield from _dict_batches(result.quarantine, "quarantine")
+            yield from _dict_batches([result.summary], "file")
 
 
 @dataclass

@@ -103,6 +103,10 @@ class CompiledTemplate:
     roles: tuple[str, ...]
     first_group: int  # index into match.groups() of this template's first field group
 
+    @property
+    def end_group(self) -> int:
+        return self.first_group + len(self.roles)
+
 
 @dataclass(frozen=True)
 class Bucket:
@@ -216,12 +220,6 @@ def match_template(fast: FastGrammar, message: str) -> tuple[str, list[tuple[str
         if m is None:
             continue
         template = bucket.by_marker[m.lastindex]
-        groups = m.groups()
-        start = template.first_group
-        pairs = [
-            (role, groups[start + i])
-            for i, role in enumerate(template.roles)
-            if groups[start + i] is not None
-        ]
-        return template.rule, pairs
+        values = m.groups()[template.first_group : template.end_group]
+        return template.rule, [(role, v) for role, v in zip(template.roles, values) if v is not None]
     return None

@@ -95,26 +95,26 @@ def _partition_state_info(text: str, out: Columns) -> None:
         out["replicas"] = _ints(m.group(1))
 
 
-_RS_INT = {
-    "leader": re.compile(r"\bleader=(-?\d+)"),
-    "leader_epoch": re.compile(r"\bleaderEpoch=(-?\d+)"),
-    "partition_epoch": re.compile(r"\b(?:zkVersion|partitionEpoch)=(-?\d+)"),
-    "state_controller_epoch": re.compile(r"\bcontrollerEpoch=(-?\d+)"),
-    "partition": re.compile(r"\bpartitionIndex=(\d+)"),
+# key=value pairs of a request state: quoted strings, [lists], "1,2" csv lists (0.11–2.3
+# print isr=1,2 without brackets) or a plain scalar.
+_RS_PAIR = re.compile(r"(\w+)=('[^']*'|\[[^\]]*\]|-?\d+(?:,-?\d+)+(?=, |\))|[^,)]*)")
+_RS_INT_KEYS = {
+    "leader": "leader",
+    "leaderEpoch": "leader_epoch",
+    "zkVersion": "partition_epoch",
+    "partitionEpoch": "partition_epoch",
+    "controllerEpoch": "state_controller_epoch",
+    "partitionIndex": "partition",
 }
-_RS_LIST = {
-    "isr": re.compile(r"\bisr=(\[[^\]]*\]|[\d,-]*)"),
-    "replicas": re.compile(r"\breplicas=(\[[^\]]*\]|[\d,-]*)"),
+_RS_LIST_KEYS = {"isr": "isr", "replicas": "replicas"}
+_RS_ATTR_KEYS = {
+    "addingReplicas": "adding_replicas",
+    "removingReplicas": "removing_replicas",
+    "offlineReplicas": "offline_replicas",
+    "isNew": "is_new",
+    "leaderRecoveryState": "leader_recovery_state",
+    "deletePartition": "delete_partition",
 }
-_RS_ATTR = {
-    "adding_replicas": re.compile(r"\baddingReplicas=(\[[^\]]*\])"),
-    "removing_replicas": re.compile(r"\bremovingReplicas=(\[[^\]]*\])"),
-    "offline_replicas": re.compile(r"\bofflineReplicas=(\[[^\]]*\])"),
-    "is_new": re.compile(r"\bisNew=(true|false)"),
-    "leader_recovery_state": re.compile(r"\bleaderRecoveryState=(\w+)"),
-    "delete_partition": re.compile(r"\bdeletePartition=(true|false)"),
-}
-_RS_TOPIC = re.compile(r"\btopicName='([^']*)'")
 
 
 def _request_state(text: str, out: Columns) -> None:
@@ -122,21 +122,21 @@ def _request_state(text: str, out: Columns) -> None:
     if "@" in text:  # 0.10.0 printed the object identity: nothing to read
         out.setdefault("attrs", {})["request_state"] = text
         return
-    for column, rx in _RS_INT.items():
-        m = rx.search(text)
-        if m:
-            out[column] = int(m.group(1))
-    for column, rx in _RS_LIST.items():
-        m = rx.search(text)
-        if m:
-            out[column] = _ints(m.group(1))
-    for key, rx in _RS_ATTR.items():
-        m = rx.search(text)
-        if m:
-            out.setdefault("attrs", {})[key] = m.group(1)
-    m = _RS_TOPIC.search(text)
-    if m:
-        out["topic"] = m.group(1)
+    for key, value in _RS_PAIR.findall(text):
+        column = _RS_INT_KEYS.get(key)
+        if column is not None:
+            if value.lstrip("-").isdigit():
+                out[column] = int(value)
+            continue
+        column = _RS_LIST_KEYS.get(key)
+        if column is not None:
+            out[column] = _ints(value)
+            continue
+        column = _RS_ATTR_KEYS.get(key)
+        if column is not None:
+            out.setdefault("attrs", {})[column] = value
+        elif key == "topicName" and value.startswith("'"):
+            out["topic"] = value[1:-1]
 
 
 _LAI_INT = {
@@ -217,7 +217,7 @@ def _fixed_attr(key: str, value: str) -> Callable[[str, Columns], None]:
     return convert
 
 
-_RA_PART = re.compile(r"\b(replicas|addingReplicas|removingReplicas)=([\d,-]*)")
+_RA_PART = re.compile(r"\b(replicas|addingReplicas|removingReplicas)=((?:-?\d+(?:,-?\d+)*)?)")
 
 
 def _replica_assignment(text: str, out: Columns) -> None:
@@ -428,6 +428,8 @@ FIELDS: dict[str, Callable[[str, Columns], None]] = {
     "previous_isr": _attr("previous_isr"),
     "zk_state": _attr("zk_state"),
     "znode_path": _attr("path"),
+    "caught_up_replicas": _attr("caught_up_replicas"),
+    "replica_set": _int_list("replicas"),
 }
 
 

@@ -20,6 +20,13 @@ from .fields import apply_fields
 from .grammar_loader import templates_for
 from .lines import CONTINUATION, QUARANTINE, FastLineParser, LarkLineParser, LineResult
 from .reader import DEFAULT_MAX_LINE_BYTES, read_lines
+from .schema import EVENT_COLUMNS
+
+# Event rows are lists in EVENT_COLUMNS order: cheaper to build than dicts and transposed into
+# Arrow columns in one zip (jobs/parse_job.py); ``FileResult.events`` gives dicts for callers.
+COL = {name: i for i, name in enumerate(EVENT_COLUMNS)}
+_TS, _OOO, _BROKER, _BSRC = COL["ts"], COL["ts_out_of_order"], COL["broker"], COL["broker_source"]
+_STACK, _NCONT = COL["stack"], COL["n_continuation"]
 
 DEFAULT_BROKER_FROM_PATH = r"(?i)(?:broker|kafka|node)[-_]?(\d+)(?=[/_\-\s|]|$)"
 OTHER = "other"
@@ -80,9 +87,13 @@ class _Clock:
 
 @dataclass
 class FileResult:
-    events: list[dict] = field(default_factory=list)
+    rows: list[list] = field(default_factory=list)  # event rows in EVENT_COLUMNS order
     quarantine: list[dict] = field(default_factory=list)
     summary: dict = field(default_factory=dict)
+
+    @property
+    def events(self) -> list[dict]:
+        return [dict(zip(EVENT_COLUMNS, row)) for row in self.rows]
 
 
 def _path_broker(pattern: re.Pattern, text: str | None) -> int | None:
@@ -107,7 +118,7 @@ def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptio
     clock = _Clock(options.timezone)
     event_types = _event_types()
     result = FileResult()
-    current: dict | None = None
+    current: list | None = None
     stack: list[str] = []
     counts = {"records": 0, "continuation_lines": 0, "quarantined": 0, "out_of_order": 0}
     last_ts = None
@@ -115,10 +126,10 @@ def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptio
     def close() -> None:
         if current is not None:
             if stack:
-                current["stack"] = "\n".join(stack)
-                current["n_continuation"] = len(stack)
+                current[_STACK] = "\n".join(stack)
+                current[_NCONT] = len(stack)
                 stack.clear()
-            result.events.append(current)
+            result.rows.append(current)
 
     def quarantine(line_no: int, raw: str, reason: str) -> None:
         counts["quarantined"] += 1
@@ -144,13 +155,13 @@ def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptio
         close()
         counts["records"] += 1
         current = _event_row(parsed, line, source_file, dialect, event_types, clock, pattern, path_broker)
-        ts = current["ts"]
+        ts = current[_TS]
         if last_ts is not None and ts < last_ts:
-            current["ts_out_of_order"] = True
+            current[_OOO] = True
             counts["out_of_order"] += 1
         last_ts = ts if last_ts is None or ts > last_ts else last_ts
     close()
-    _fill_file_owner(result.events)
+    _fill_file_owner(result.rows)
     result.summary = {
         "source_file": source_file,
         "lines_read": len(lines),
@@ -162,7 +173,15 @@ def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptio
     return result
 
 
-def _event_row(parsed: LineResult, line, source_file, dialect, event_types, clock, pattern, path_broker) -> dict:
+_BASE = [None] * len(EVENT_COLUMNS)
+_BASE[COL["ts_out_of_order"]] = False
+_BASE[COL["n_continuation"]] = 0
+_HEADER_INDEXES = tuple(COL[c] for c in (
+    "source_file", "line_no", "broker", "broker_source", "ts", "ts_raw", "level", "logger",
+    "log_kind", "dialect", "template", "event_type", "message", "line_prefix", "crlf"))
+
+
+def _event_row(parsed: LineResult, line, source_file, dialect, event_types, clock, pattern, path_broker) -> list:
     columns = apply_fields(parsed.fields)
     broker = columns.pop("broker", None)
     source = "line"
@@ -173,40 +192,29 @@ def _event_row(parsed: LineResult, line, source_file, dialect, event_types, cloc
         broker, source = (prefix_broker, "path") if prefix_broker is not None else (path_broker, "path")
     if broker is None:
         source = None
-    row = {
-        "source_file": source_file,
-        "line_no": line.line_no,
-        "broker": broker,
-        "broker_source": source,
-        "ts": clock.micros(parsed.ts_raw),
-        "ts_raw": parsed.ts_raw,
-        "ts_out_of_order": False,
-        "level": parsed.level,
-        "logger": parsed.logger,
-        "log_kind": log_kind(parsed.logger, source_file),
-        "dialect": dialect,
-        "template": parsed.template,
-        "event_type": event_types[parsed.template] if parsed.template else OTHER,
-        "message": parsed.message,
-        "stack": None,
-        "n_continuation": 0,
-        "line_prefix": parsed.prefix,
-        "crlf": line.crlf,
-    }
-    row.update(columns)
+    row = _BASE[:]
+    for index, value in zip(_HEADER_INDEXES, (
+        source_file, line.line_no, broker, source, clock.micros(parsed.ts_raw), parsed.ts_raw,
+        parsed.level, parsed.logger, log_kind(parsed.logger, source_file), dialect, parsed.template,
+        event_types[parsed.template] if parsed.template else OTHER, parsed.message, parsed.prefix,
+        line.crlf,
+    )):
+        row[index] = value
+    for name, value in columns.items():
+        row[COL[name]] = value
     return row
 
 
-def _fill_file_owner(events: list[dict]) -> None:
+def _fill_file_owner(rows: list[list]) -> None:
     """Lines with no identity of their own belong to the file's one writer, if it has one."""
-    owners = {e["broker"] for e in events if e["broker_source"] == "line"}
+    owners = {r[_BROKER] for r in rows if r[_BSRC] == "line"}
     if len(owners) != 1:
         return
     owner = owners.pop()
-    for event in events:
-        if event["broker"] is None:
-            event["broker"] = owner
-            event["broker_source"] = "file"
+    for row in rows:
+        if row[_BROKER] is None:
+            row[_BROKER] = owner
+            row[_BSRC] = "file"
 
 
 def iter_lines_for_merge(data: bytes) -> Iterator[str]:  # used by later subcommands (merge)
