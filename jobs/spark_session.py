@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib import resources
 
 from pyspark.sql import SparkSession
 
@@ -27,12 +28,18 @@ def build_session(master: str | None = None, conf: dict[str, str] | None = None,
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app_name)
+    quiet = resources.files("kafka_forensics.jobs") / "log4j2-quiet.properties"
+    java_options = f"-Dlog4j2.configurationFile=file:{quiet}"
+    if conf and "spark.driver.extraJavaOptions" in conf:
+        java_options += " " + conf["spark.driver.extraJavaOptions"]
+    builder = builder.config("spark.driver.extraJavaOptions", java_options)
     if master:
         builder = builder.master(master)
     elif not os.environ.get("SPARK_HOME_SUBMITTED") and "spark.master" not in (conf or {}):
         builder = builder.master(os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]"))
     for key, value in {**LOCAL_DEFAULTS, **(conf or {})}.items():
-        builder = builder.config(key, value)
+        if key != "spark.driver.extraJavaOptions":
+            builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(os.environ.get("KAFKA_FORENSICS_SPARK_LOG_LEVEL", "ERROR"))
     return spark
