@@ -119,12 +119,28 @@ class FastGrammar:
     """Everything the fast path needs for one (dialect, layout)."""
 
     headers: tuple[re.Pattern, ...]
+    record_start: re.Pattern  # the header up to the message: a record begins on this line
     ident: re.Pattern
     ident_opener: re.Pattern
     ident_roles: dict[int, tuple[int, tuple[str, ...]]]
     buckets: dict[str, Bucket]
     generic: Bucket | None
     continuation: re.Pattern
+
+
+def _record_start(compiler: _Compiler) -> re.Pattern:
+    starts = []
+    for expansion in compiler.rules["record"]:
+        parts = []
+        for symbol in expansion:
+            if symbol.is_term:
+                parts.append(compiler.terminal(symbol.name))
+            elif symbol.name == "line_prefix":
+                parts.append(compiler.rule("line_prefix", []))
+            else:
+                break
+        starts.append("".join(parts))
+    return re.compile("(?:" + "|".join(starts) + ")")
 
 
 def _header_regexes(compiler: _Compiler) -> tuple[re.Pattern, ...]:
@@ -200,6 +216,7 @@ def compile_fast_grammar(record_lark: Lark, continuation_lark: Lark, template_ru
     continuation = re.compile(cont.rule("continuation", []) + r"\Z", re.S)
     return FastGrammar(
         headers=headers,
+        record_start=_record_start(compiler),
         ident=ident,
         ident_opener=opener,
         ident_roles=ident_roles,

@@ -42,7 +42,7 @@ class Layout:
         pre = " ".join(_lark_part(p) for p in self.before)
         post = " ".join(_lark_part(p) for p in self.after)
         suffix = "".join(_regex_part(p, terminal_regex) for p in self.after) + "$"
-        rest = "REST: /.+?(?=" + suffix.replace("/", "\\/") + ")/\n"
+        rest = "REST: /(?s:.+?)(?=" + suffix.replace("/", "\\/") + ")/\n"  # messages may span lines
         if start == "record":
             return f"record: line_prefix? {pre} body {post}\nbody: ident? _message\n" + rest
         return f"other_record: line_prefix? {pre} other_body {post}\n" + rest

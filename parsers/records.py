@@ -18,7 +18,7 @@ from .detect import detect_dialect
 from .dialects import AUTO, dialect_for_version
 from .fields import apply_fields
 from .grammar_loader import templates_for
-from .lines import CONTINUATION, QUARANTINE, FastLineParser, LarkLineParser, LineResult
+from .lines import CONTINUATION, QUARANTINE, RECORD, FastLineParser, LarkLineParser, LineResult
 from .reader import DEFAULT_MAX_LINE_BYTES, read_lines
 from .schema import EVENT_COLUMNS
 
@@ -30,6 +30,7 @@ _STACK, _NCONT = COL["stack"], COL["n_continuation"]
 
 DEFAULT_BROKER_FROM_PATH = r"(?i)(?:broker|kafka|node)[-_]?(\d+)(?=[/_\-\s|]|$)"
 OTHER = "other"
+MAX_MESSAGE_LINES = 50  # a record's message may span lines (e.g. ZooKeeper Stat.toString ends in \n)
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,7 @@ def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptio
         if current is not None:
             if stack:
                 current[_STACK] = "\n".join(stack)
-                current[_NCONT] = len(stack)
+                current[_NCONT] += len(stack)
                 stack.clear()
             result.rows.append(current)
 
@@ -136,11 +137,19 @@ def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptio
         result.quarantine.append({"source_file": source_file, "line_no": line_no,
                                   "broker": path_broker, "raw": raw, "reason": reason})
 
-    for line in lines:
+    record_start = line_parser(AUTO, options.layout, False).primary.record_start
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
         if line.text is None:
             quarantine(line.line_no, line.raw or "", line.problem or "unreadable line")
             continue
         parsed: LineResult = classify(line.text)
+        message_lines = 0
+        if parsed.kind == QUARANTINE and record_start.match(line.text):
+            parsed, message_lines = _join_message_lines(classify, record_start, lines, index - 1, parsed)
+            index += message_lines
         if parsed.kind == CONTINUATION:
             if current is None:
                 quarantine(line.line_no, line.text,
@@ -155,6 +164,9 @@ def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptio
         close()
         counts["records"] += 1
         current = _event_row(parsed, line, source_file, dialect, event_types, clock, pattern, path_broker)
+        if message_lines:
+            counts["continuation_lines"] += message_lines
+            current[_NCONT] = message_lines
         ts = current[_TS]
         if last_ts is not None and ts < last_ts:
             current[_OOO] = True
@@ -203,6 +215,21 @@ def _event_row(parsed: LineResult, line, source_file, dialect, event_types, cloc
     for name, value in columns.items():
         row[COL[name]] = value
     return row
+
+
+def _join_message_lines(classify, record_start, lines, first: int, parsed: LineResult):
+    """A line that starts like a record but does not end like one: its message may go on over
+    the next lines (log4j prints a message's newlines as they are). Join until it parses."""
+    text = lines[first].text
+    for extra in range(1, MAX_MESSAGE_LINES + 1):
+        at = first + extra
+        if at >= len(lines) or lines[at].text is None or record_start.match(lines[at].text):
+            break
+        text += "\n" + lines[at].text
+        joined = classify(text)
+        if joined.kind == RECORD:
+            return joined, extra
+    return parsed, 0
 
 
 def _fill_file_owner(rows: list[list]) -> None:

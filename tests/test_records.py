@@ -97,3 +97,22 @@ def test_unknown_lines_from_kafka_loggers_are_kept_as_other():
     (event,) = parse_file(text(raw), "controller.log").events
     assert event["message"] == "[Controller id=0] Deleting isr change notifications"
     assert event["event_type"] in ("other",) or event["template"]
+
+
+def test_a_message_that_spans_lines_is_one_record():
+    # ZooKeeper's Stat.toString ends in a newline, so KafkaZkClient's line ends on the next one.
+    first = "[2024-03-04 10:00:00,412] INFO Stat of the created znode at /brokers/ids/1 is: 4294967321,4294967321,1709546400410,1709546400410,1,0,0,72057602627862528,190,0,4294967321"
+    second = " (kafka.zk.KafkaZkClient)"
+    result = parse_file(text(first, second, STATE_CHANGE_21), "broker-1/server.log")
+    stat, change = result.events
+    assert stat["message"].startswith("Stat of the created znode") and stat["message"].endswith("\n")
+    assert (stat["logger"], stat["n_continuation"], stat["line_no"]) == ("kafka.zk.KafkaZkClient", 1, 1)
+    assert change["line_no"] == 3 and result.summary["quarantined"] == 0
+    assert result.summary["lines_read"] == 3 == result.summary["records"] + result.summary["continuation_lines"]
+
+
+def test_a_record_start_that_never_ends_is_quarantined_line_by_line():
+    first = "[2024-03-04 10:00:00,412] INFO this line never gets its logger"
+    result = parse_file(text(first, "plain words", STATE_CHANGE_21), "server.log")
+    assert [q["line_no"] for q in result.quarantine] == [1, 2]
+    assert result.summary["records"] == 1
