@@ -27,10 +27,15 @@ class InputFile:
     display: str  # what findings cite (the path as the user wrote it)
 
 
-def _display(uri: str, given_root: str, resolved_root: str) -> str:
-    if uri.startswith(resolved_root):
-        return given_root.rstrip("/") + uri[len(resolved_root.rstrip("/")):]
-    return uri
+def _display(uri: str, given: str) -> str:
+    """The path findings cite: relative if the user gave a relative local path, else absolute."""
+    if not uri.startswith("file:"):
+        return uri
+    path = uri[len("file:"):]
+    if path.startswith("//"):
+        path = path[2:]
+    local_relative = not given.startswith(("/", "file:")) and not _SCHEME.match(given)
+    return os.path.relpath(path) if local_relative else path
 
 
 def discover(spark: SparkSession, inputs: list[str]) -> list[InputFile]:
@@ -61,25 +66,18 @@ def discover(spark: SparkSession, inputs: list[str]) -> list[InputFile]:
         before = len(found)
         for status in statuses:
             if status.isDirectory():
-                resolved = status.getPath().toString()
                 walker = fs.listFiles(status.getPath(), True)
                 while walker.hasNext():
                     child = walker.next()
                     if LOG_NAME.match(child.getPath().getName()):
                         uri = child.getPath().toString()
-                        shown = _display(uri, given if not _GLOB.search(given) else resolved, resolved)
-                        found.setdefault(uri, InputFile(uri, _strip_file_scheme(shown)))
+                        found.setdefault(uri, InputFile(uri, _display(uri, given)))
             else:
                 uri = status.getPath().toString()
-                shown = given if not _GLOB.search(given) else _display(uri, os.path.dirname(given) or ".", os.path.dirname(uri))
-                found.setdefault(uri, InputFile(uri, _strip_file_scheme(shown)))
+                found.setdefault(uri, InputFile(uri, _display(uri, given)))
         if len(found) == before:
             raise InputError(
                 f"no Kafka log files under {given} (looked for state-change.log*, controller.log*, "
                 f"server.log*, kafka-*.log*, plain or .gz)"
             )
     return sorted(found.values(), key=lambda f: f.display)
-
-
-def _strip_file_scheme(text: str) -> str:
-    return text[len("file:"):] if text.startswith("file:") and not text.startswith("file://") else text

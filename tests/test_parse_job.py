@@ -61,3 +61,16 @@ def test_no_log_lines_at_all_is_an_input_error(spark, tmp_path):
     junk.write_text("this is\nnot kafka\n")
     with pytest.raises(InputError, match="no recognisable Kafka log lines"):
         run_parse(spark, [str(junk)], str(tmp_path / "out"), ParseOptions())
+
+
+def test_file_uri_glob_and_custom_broker_pattern(spark, tmp_path):
+    logs = tmp_path / "hosts" / "kfk-prod-07" / "logs"
+    logs.mkdir(parents=True)
+    (logs / "server.log").write_bytes(text(
+        "[2021-03-04 10:15:23,456] INFO Shrinking ISR for partition [t,0] from 7,8 to 7 (kafka.cluster.Partition)"))
+    options = ParseOptions(broker_from_path=r"kfk-prod-(\d+)")
+    summary = run_parse(spark, [f"file://{tmp_path}/hosts/*/logs/server.log"], str(tmp_path / "out"), options)
+    assert summary.records == 1
+    row = spark.read.parquet(str(tmp_path / "out" / "events")).first()
+    assert (row.broker, row.broker_source) == (7, "path")
+    assert row.source_file.endswith("kfk-prod-07/logs/server.log")
