@@ -2,8 +2,12 @@
 
 Each file is read whole by Spark's binaryFile source (any Hadoop filesystem; gzip is detected by
 its magic bytes, not its name) and parsed in a Python worker by ``parsers.records.parse_file``,
-with the parser built once per worker. Rows come back as Arrow batches (``mapInArrow``), are
-persisted once, and split into the three tables. Only per-file and per-type counts reach the driver.
+with the parser built once per worker. Rows come back as Arrow batches (``mapInArrow``) in the
+events schema plus a ``row_kind`` column (quarantine and per-file rows are encoded in the same
+columns), and are written **once**, partitioned by ``row_kind``, into a staging directory. The
+event partition is then moved into place as ``events/``; the small quarantine and file partitions
+are reshaped into their own tables. Parsing happens once, the big table is written once, and only
+per-file and per-type counts reach the driver.
 """
 
 from __future__ import annotations
@@ -12,69 +16,64 @@ import json
 from dataclasses import asdict, dataclass, field
 
 import pyarrow as pa
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.parsers.errors import InputError, JobError
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-from kafka_forensics.parsers.schema import EVENT_COLUMNS, EVENTS_SCHEMA, FILE_SCHEMA, QUARANTINE_COLUMNS, QUARANTINE_SCHEMA
+from kafka_forensics.parsers.schema import EVENT_COLUMNS, EVENTS_SCHEMA
 
 from .discovery import InputFile, discover
-from .fs import write_text
+from .fs import delete_path, path_exists, rename_path, write_text
 
 ROW_KIND = "row_kind"
+EVENT, QUARANTINE, FILE = "event", "quarantine", "file"
 BATCH_ROWS = 8192
+UNIFIED_SCHEMA = pa.schema([f.with_nullable(True) for f in EVENTS_SCHEMA] + [pa.field(ROW_KIND, pa.string())])
+_FILE_COUNTS = ("lines_read", "records", "continuation_lines", "quarantined", "out_of_order")
 
 
-def _unified_schema() -> pa.Schema:
-    """row_kind, then the event columns in order, then the quarantine and file extras."""
-    fields = [pa.field(ROW_KIND, pa.string())]
-    seen = {ROW_KIND}
-    for schema in (EVENTS_SCHEMA, QUARANTINE_SCHEMA, FILE_SCHEMA):
-        for f in schema:
-            if f.name not in seen:
-                seen.add(f.name)
-                fields.append(f.with_nullable(True))
-    return pa.schema(fields)
-
-
-UNIFIED_SCHEMA = _unified_schema()
-_EXTRA_FIELDS = [f for f in UNIFIED_SCHEMA if f.name != ROW_KIND and f.name not in EVENTS_SCHEMA.names]
-
-
-def _event_batches(rows: list[list]):
-    """Event rows (lists in EVENT_COLUMNS order) → Arrow batches, one zip per batch."""
+def _event_batches(rows: list[list], kind: str = EVENT):
+    """Rows (lists in EVENT_COLUMNS order) → Arrow batches, one zip per batch."""
     for start in range(0, len(rows), BATCH_ROWS):
         chunk = rows[start : start + BATCH_ROWS]
-        n = len(chunk)
         columns = list(zip(*chunk))
-        arrays = [pa.array(["event"] * n, pa.string())]
-        arrays += [pa.array(col, f.type) for col, f in zip(columns, EVENTS_SCHEMA)]
-        arrays += [pa.nulls(n, f.type) for f in _EXTRA_FIELDS]
+        arrays = [pa.array(col, f.type) for col, f in zip(columns, EVENTS_SCHEMA)]
+        arrays.append(pa.array([kind] * len(chunk), pa.string()))
         yield pa.RecordBatch.from_arrays(arrays, schema=UNIFIED_SCHEMA)
 
 
-def _dict_batches(rows: list[dict], kind: str):
-    for start in range(0, len(rows), BATCH_ROWS):
-        chunk = rows[start : start + BATCH_ROWS]
-        for row in chunk:
-            row[ROW_KIND] = kind
-        yield pa.RecordBatch.from_pylist(chunk, schema=UNIFIED_SCHEMA)
+def _as_event_row(values: dict) -> list:
+    return [values.get(name) for name in EVENT_COLUMNS]
+
+
+def _quarantine_rows(rows: list[dict]) -> list[list]:
+    return [_as_event_row({"source_file": q["source_file"], "line_no": q["line_no"], "broker": q["broker"],
+                           "message": q["raw"], "attrs": {"reason": q["reason"]},
+                           "event_type": QUARANTINE, "n_continuation": 0}) for q in rows]
+
+
+def _file_row(summary: dict) -> list:
+    attrs = {k: str(summary[k]) for k in _FILE_COUNTS}
+    attrs["compressed"] = "true" if summary["compressed"] else "false"
+    if summary["read_error"]:
+        attrs["read_error"] = summary["read_error"]
+    return _as_event_row({"source_file": summary["source_file"], "line_no": 0, "dialect": summary["dialect"],
+                          "attrs": attrs, "event_type": FILE, "n_continuation": 0})
 
 
 def parse_arrow_batches(batches, options: ParseOptions, displays: dict[str, str]):
-    """mapInArrow body: (path, content) rows → unified rows (events, quarantine, one file row)."""
+    """mapInArrow body: (path, content) rows → event, quarantine and file rows."""
     for batch in batches:
         paths = batch.column("path").to_pylist()
         contents = batch.column("content")
         for i, uri in enumerate(paths):
             data = contents[i].as_py() or b""
             result = parse_file(data, displays.get(uri, uri), options)
-            yield from _event_batches(result.rows)
-            yield from _dict_batches(result.quarantine, "quarantine")
-            yield from _dict_batches([result.summary], "file")
+            yield from _event_batches(result.rows, EVENT)
+            yield from _event_batches(_quarantine_rows(result.quarantine), QUARANTINE)
+            yield from _event_batches([_file_row(result.summary)], FILE)
 
 
 @dataclass
@@ -102,42 +101,60 @@ class ParseSummary:
 
 
 def parse_to_frames(spark: SparkSession, files: list[InputFile], options: ParseOptions) -> DataFrame:
-    """The persisted unified frame (callers select the three tables from it)."""
+    """The parsed rows of all files, not yet split (lazy: each action parses again)."""
     displays = {f.uri: f.display for f in files}
     raw = spark.read.format("binaryFile").load([f.uri for f in files]).select("path", "content")
-    schema = from_arrow_schema(UNIFIED_SCHEMA)
-    parsed = raw.mapInArrow(lambda it: parse_arrow_batches(it, options, displays), schema)
-    return parsed.persist(StorageLevel.MEMORY_AND_DISK)
+    return raw.mapInArrow(lambda it: parse_arrow_batches(it, options, displays), from_arrow_schema(UNIFIED_SCHEMA))
 
 
 def events_of(unified: DataFrame) -> DataFrame:
-    return unified.filter(F.col(ROW_KIND) == "event").select(*EVENT_COLUMNS)
+    return unified.filter(F.col(ROW_KIND) == EVENT).select(*EVENT_COLUMNS)
 
 
-def quarantine_of(unified: DataFrame) -> DataFrame:
-    return unified.filter(F.col(ROW_KIND) == "quarantine").select(*QUARANTINE_COLUMNS)
+def quarantine_of(unified_or_staged: DataFrame) -> DataFrame:
+    return unified_or_staged.select(
+        "source_file", "line_no", "broker", F.col("message").alias("raw"), F.col("attrs")["reason"].alias("reason"))
 
 
-def files_of(unified: DataFrame) -> DataFrame:
-    return unified.filter(F.col(ROW_KIND) == "file").select(*FILE_SCHEMA.names)
+def files_of(unified_or_staged: DataFrame) -> DataFrame:
+    columns = [F.col("source_file")]
+    columns += [F.col("attrs")[k].cast("long").alias(k) for k in _FILE_COUNTS]
+    columns += [F.col("dialect"), (F.col("attrs")["compressed"] == "true").alias("compressed"),
+                F.col("attrs")["read_error"].alias("read_error")]
+    return unified_or_staged.select(*columns)
+
+
+def _staged(spark: SparkSession, staging: str, kind: str) -> DataFrame:
+    """One partition of the staging table (empty, with the right schema, if no row had that kind)."""
+    path = f"{staging}/{ROW_KIND}={kind}"
+    if path_exists(spark, path):
+        return spark.read.schema(from_arrow_schema(pa.schema(list(EVENTS_SCHEMA)))).parquet(path)
+    return spark.createDataFrame([], from_arrow_schema(pa.schema(list(EVENTS_SCHEMA))))
 
 
 def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: ParseOptions) -> ParseSummary:
     files = discover(spark, inputs)
-    unified = parse_to_frames(spark, files, options)
+    staging = f"{out_dir}/_staging"
     try:
-        # Rows leave each task in file and line order (one file is parsed start to end in one
-        # task), so no sort is needed for deterministic output.
-        events = events_of(unified)
-        quarantine = quarantine_of(unified)
-        events.write.mode("overwrite").parquet(f"{out_dir}/events")
-        quarantine.write.mode("overwrite").parquet(f"{out_dir}/quarantine")
-        files_of(unified).coalesce(1).write.mode("overwrite").parquet(f"{out_dir}/files")
-        summary = summarize(unified, out_dir)
+        # One pass: parse and write every row once. Rows leave each task in file and line order
+        # (a file is parsed start to end in one task) and concurrent writers keep that order.
+        (parse_to_frames(spark, files, options).write.mode("overwrite")
+         .option("maxRecordsPerFile", 0).partitionBy(ROW_KIND).parquet(staging))
+        for table in ("events", "quarantine", "files"):
+            delete_path(spark, f"{out_dir}/{table}")
+        events_path = f"{staging}/{ROW_KIND}={EVENT}"
+        if path_exists(spark, events_path):
+            rename_path(spark, events_path, f"{out_dir}/events")
+        else:
+            spark.createDataFrame([], from_arrow_schema(EVENTS_SCHEMA)).write.parquet(f"{out_dir}/events")
+        quarantine_of(_staged(spark, staging, QUARANTINE)).coalesce(1).write.parquet(f"{out_dir}/quarantine")
+        files_of(_staged(spark, staging, FILE)).coalesce(1).write.parquet(f"{out_dir}/files")
+        delete_path(spark, staging)
+        summary = summarize(spark, out_dir)
+    except (InputError, JobError):
+        raise
     except Exception as err:
         raise JobError(f"parse job failed: {_short(err)}") from err
-    finally:
-        unified.unpersist()
     write_text(spark, f"{out_dir}/parse_summary.json", summary.to_json())
     if summary.records == 0:
         raise InputError(
@@ -147,21 +164,22 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
     return summary
 
 
-def summarize(unified: DataFrame, out_dir: str) -> ParseSummary:
+def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
+    """Counts from the written tables (column reads), checked against the readers' own counts."""
     summary = ParseSummary(out_dir=out_dir)
-    for row in files_of(unified).orderBy("source_file").collect():  # one row per file
+    for row in spark.read.parquet(f"{out_dir}/files").orderBy("source_file").collect():  # one row per file
         entry = row.asDict()
         summary.files.append(entry)
         summary.lines_read += entry["lines_read"]
         if entry["read_error"]:
             summary.read_errors.append(f"{entry['source_file']}: {entry['read_error']}")
-    events = events_of(unified)
+    events = spark.read.parquet(f"{out_dir}/events")
     counted = events.agg(F.count(F.lit(1)).alias("n"), F.sum("n_continuation").alias("c"),
                          F.sum(F.col("ts_out_of_order").cast("int")).alias("o")).first()
     summary.records = int(counted["n"] or 0)
     summary.continuation_lines = int(counted["c"] or 0)
     summary.out_of_order = int(counted["o"] or 0)
-    quarantine = quarantine_of(unified)
+    quarantine = spark.read.parquet(f"{out_dir}/quarantine")
     summary.quarantined = quarantine.count()
     summary.by_event_type = {r[0]: r[1] for r in events.groupBy("event_type").count().orderBy("event_type").collect()}
     summary.by_dialect = {r[0]: r[1] for r in events.groupBy("dialect").count().orderBy("dialect").collect()}

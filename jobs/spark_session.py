@@ -20,6 +20,8 @@ LOCAL_DEFAULTS = {
     "spark.sql.files.maxPartitionBytes": str(16 << 20),
     "spark.sql.files.openCostInBytes": str(1 << 20),
     "spark.python.worker.reuse": "true",
+    # partitioned writes with concurrent writers keep each task's row order (no per-task sort)
+    "spark.sql.maxConcurrentOutputFileWriters": "4",
 }
 
 
