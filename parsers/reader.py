@@ -18,7 +18,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Line:
     """One physical line: ``text`` is None when ``problem`` says why it could not be read."""
 

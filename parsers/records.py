@@ -118,6 +118,7 @@ def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptio
     path_broker = _path_broker(pattern, source_file)
     clock = _Clock(options.timezone)
     event_types = _event_types()
+    kinds: dict = {}  # logger → log kind, per file
     result = FileResult()
     current: list | None = None
     stack: list[str] = []
@@ -163,7 +164,7 @@ def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptio
             continue
         close()
         counts["records"] += 1
-        current = _event_row(parsed, line, source_file, dialect, event_types, clock, pattern, path_broker)
+        current = _event_row(parsed, line, source_file, dialect, event_types, clock, pattern, path_broker, kinds)
         if message_lines:
             counts["continuation_lines"] += message_lines
             current[_NCONT] = message_lines
@@ -188,12 +189,13 @@ def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptio
 _BASE = [None] * len(EVENT_COLUMNS)
 _BASE[COL["ts_out_of_order"]] = False
 _BASE[COL["n_continuation"]] = 0
-_HEADER_INDEXES = tuple(COL[c] for c in (
-    "source_file", "line_no", "broker", "broker_source", "ts", "ts_raw", "level", "logger",
-    "log_kind", "dialect", "template", "event_type", "message", "line_prefix", "crlf"))
+# The schema keeps the header columns in two runs, so a row is filled with two slice assignments.
+assert EVENT_COLUMNS[:6] == ("source_file", "line_no", "broker", "broker_source", "ts", "ts_raw")
+assert EVENT_COLUMNS[7:13] == ("level", "logger", "log_kind", "dialect", "template", "event_type")
+_MESSAGE, _PREFIX, _CRLF = COL["message"], COL["line_prefix"], COL["crlf"]
 
 
-def _event_row(parsed: LineResult, line, source_file, dialect, event_types, clock, pattern, path_broker) -> list:
+def _event_row(parsed: LineResult, line, source_file, dialect, event_types, clock, pattern, path_broker, kinds) -> list:
     columns = apply_fields(parsed.fields)
     broker = columns.pop("broker", None)
     source = "line"
@@ -204,14 +206,17 @@ def _event_row(parsed: LineResult, line, source_file, dialect, event_types, cloc
         broker, source = (prefix_broker, "path") if prefix_broker is not None else (path_broker, "path")
     if broker is None:
         source = None
+    logger = parsed.logger
+    kind = kinds.get(logger)
+    if kind is None:
+        kind = kinds[logger] = log_kind(logger, source_file)
+    template = parsed.template
     row = _BASE[:]
-    for index, value in zip(_HEADER_INDEXES, (
-        source_file, line.line_no, broker, source, clock.micros(parsed.ts_raw), parsed.ts_raw,
-        parsed.level, parsed.logger, log_kind(parsed.logger, source_file), dialect, parsed.template,
-        event_types[parsed.template] if parsed.template else OTHER, parsed.message, parsed.prefix,
-        line.crlf,
-    )):
-        row[index] = value
+    row[0:6] = (source_file, line.line_no, broker, source, clock.micros(parsed.ts_raw), parsed.ts_raw)
+    row[7:13] = (parsed.level, logger, kind, dialect, template, event_types[template] if template else OTHER)
+    row[_MESSAGE] = parsed.message
+    row[_PREFIX] = parsed.prefix
+    row[_CRLF] = line.crlf
     for name, value in columns.items():
         row[COL[name]] = value
     return row
