@@ -31,20 +31,36 @@ def _best(fn, repeat: int = 3) -> float:
     return best
 
 
+REAL_LOGS = Path(__file__).resolve().parents[2] / "shared" / "real-logs"
+
+
+def _real_lines(count: int) -> list[str]:
+    """The real-log corpus (../shared/real-logs), repeated up to ``count`` lines."""
+    corpus = []
+    for path in sorted(REAL_LOGS.glob("*.log")):
+        corpus.extend(path.read_text(encoding="utf-8").replace("\r\n", "\n").splitlines())
+    return (corpus * (count // len(corpus) + 1))[:count]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=20000)
+    ap.add_argument("--corpus", choices=("generated", "real"), default="generated",
+                    help="generated: a busy 2.4 TRACE state-change log; real: ../shared/real-logs repeated")
     args = ap.parse_args()
-    lines = generate_lines(args.lines)
+    lines = generate_lines(args.lines) if args.corpus == "generated" else _real_lines(args.lines)
     data = ("\n".join(lines) + "\n").encode()
-    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}; {len(lines):,} lines, {len(data) / 1e6:.1f} MB")
+    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}; "
+          f"{args.corpus} corpus, {len(lines):,} lines, {len(data) / 1e6:.1f} MB")
     # warm both (grammar build, regex compile) outside the timing
-    parse_file(data[:2000], "state-change.log", ParseOptions(use_lark=True, kafka_version="2.4"))
-    parse_file(data[:2000], "state-change.log", ParseOptions(kafka_version="2.4"))
-    lark_t = _best(lambda: parse_file(data, "state-change.log", ParseOptions(use_lark=True, kafka_version="2.4")), 1)
-    fast_t = _best(lambda: parse_file(data, "state-change.log", ParseOptions(kafka_version="2.4")), 1)  # cold converter caches
+    version = "2.4" if args.corpus == "generated" else None  # real corpus: dialect detected
+    parse_file(data[:2000], "state-change.log", ParseOptions(use_lark=True, kafka_version=version))
+    parse_file(data[:2000], "state-change.log", ParseOptions(kafka_version=version))
+    lark_t = _best(lambda: parse_file(data, "state-change.log", ParseOptions(use_lark=True, kafka_version=version)), 1)
+    fast_t = _best(lambda: parse_file(data, "state-change.log", ParseOptions(kafka_version=version)), 1)  # cold caches
     print(f"parse_file  plain Lark {len(lines) / lark_t:>10,.0f} lines/s   fast path {len(lines) / fast_t:>10,.0f} lines/s   ratio {lark_t / fast_t:.1f}x")
-    lk, fp = LarkLineParser("zk-2.4"), FastLineParser("zk-2.4")
+    dialect = "zk-2.4" if args.corpus == "generated" else "auto"
+    lk, fp = LarkLineParser(dialect), FastLineParser(dialect)
     lark_c = _best(lambda: [lk.classify(x) for x in lines], 1)
     fast_c = _best(lambda: [fp.classify(x) for x in lines])
     print(f"classify    plain Lark {len(lines) / lark_c:>10,.0f} lines/s   fast path {len(lines) / fast_c:>10,.0f} lines/s   ratio {lark_c / fast_c:.1f}x")

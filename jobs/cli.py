@@ -23,10 +23,14 @@ def main() -> None:
 
 def _register() -> None:
     from .parse_cmd import parse
+    from .replay_cmd import describe, replay, timeline
     from .rules_cmd import rules
 
     main.add_command(parse)
     main.add_command(rules)
+    main.add_command(replay)
+    main.add_command(timeline)
+    main.add_command(describe)
 
 
 _register()

@@ -1,0 +1,382 @@
+"""The Spark replay job: events -> cluster tables -> per-partition replay -> timelines and findings.
+
+1. Cluster stage (small, on the driver): the lines that say who was controller and which brokers
+   were alive (elections, resignations, broker changes, controlled shutdown, live sets, KRaft
+   fencing; one row per cluster line) and one aggregate row per (controller, epoch) of the
+   controller's own actions are collected and turned into a ``ClusterContext`` per cluster, which
+   is broadcast. Their size grows with controller/broker events, not with partitions or lines.
+2. Partition stage: the events of each (cluster, topic, partition) are brought together with
+   ``repartition`` + ``sortWithinPartitions`` and replayed in a Python worker (``mapInArrow``) by
+   ``statemachines.replay``: ordered by controller epoch, then time, then (file, line) - see
+   ``statemachines.ordering`` for how clock skew between brokers is contained. Replicas are
+   replayed inside their partition's group, because a replica's story depends on its partition.
+3. Refusals for a stale controller epoch carry no partition; they are grouped the same way by
+   (refusing broker, controller, epochs).
+Nothing that grows with the input is collected; tables and ``findings.jsonl`` are written by Spark.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterable, Iterator, Optional
+
+import pyarrow as pa
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import from_arrow_schema
+
+from kafka_forensics.parsers.errors import JobError, KafkaForensicsError, UsageError
+from kafka_forensics.statemachines.cluster import (
+    ACTING_TYPES, CLUSTER_EVENT_TYPES, ClusterContext, build_cluster_context,
+)
+from kafka_forensics.statemachines.findings import SEVERITIES
+from kafka_forensics.statemachines.replay import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
+from kafka_forensics.statemachines.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
+from kafka_forensics.statemachines.version_ranges import range_for_version_text
+
+from .fs import write_text
+from .replay_tables import (
+    BROKERS_SCHEMA, CONTROLLERS_SCHEMA, FINDINGS_SCHEMA, PARTITION_TIMELINE_SCHEMA, REPLAY_OUTPUT_SCHEMA,
+    REPLICA_TIMELINE_SCHEMA, ROW_KIND,
+)
+
+BATCH_ROWS = 4096
+# Columns the Python side reads; message/stack only where a rule reads them.
+_REPLAY_COLUMNS = ("cluster", "source_file", "line_no", "broker", "ts", "level", "log_kind", "dialect", "event_type",
+                   "controller_id", "controller_epoch", "topic", "partition", "replica", "from_state", "to_state",
+                   "leader", "leader_epoch", "isr", "replicas", "partition_epoch", "state_controller_epoch",
+                   "correlation_id", "target_broker", "live_brokers", "added_brokers", "deleted_brokers", "attrs",
+                   "message", "stack")
+_TEXT_TYPES = ("partition_state_change_failed", "replica_state_change_failed", "no_replica_alive", "live_brokers")
+_STALE_TYPES = ("stale_controller_epoch_rejected", "controller_response")
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    kafka_version: Optional[str] = None  # --kafka-version: judge every line against this release
+    cluster_from_path: Optional[str] = None  # regex whose last group in source_file names the cluster
+    clock_skew_seconds: float = 2.0
+    topic: Optional[str] = None  # restrict the partition stage (timeline, describe --topic)
+    partition: Optional[int] = None
+
+
+@dataclass
+class ReplaySummary:
+    out_dir: Optional[str]
+    clusters: list[str] = field(default_factory=list)
+    controllers: int = 0
+    broker_intervals: int = 0
+    partitions: int = 0
+    partition_intervals: int = 0
+    replica_intervals: int = 0
+    findings: int = 0
+    findings_by_rule: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True)
+
+
+@dataclass
+class ReplayFrames:
+    partition_timeline: DataFrame
+    replica_timeline: DataFrame
+    findings: DataFrame
+    controllers: DataFrame
+    brokers: DataFrame
+    contexts: dict[str, ClusterContext]
+    _persisted: list[DataFrame] = field(default_factory=list)
+
+    def unpersist(self) -> None:
+        for df in self._persisted:
+            df.unpersist()
+
+
+def validate_options(options: ReplayOptions) -> None:
+    if options.kafka_version:
+        range_for_version_text(options.kafka_version)  # UnknownKafkaVersionError (exit 2)
+    if options.cluster_from_path:
+        try:
+            rx = re.compile(options.cluster_from_path)
+        except re.error as err:
+            raise UsageError(f"--cluster-from-path is not a valid regex: {err}") from err
+        if rx.groups < 1:
+            raise UsageError("--cluster-from-path needs a capture group for the cluster name")
+    if options.clock_skew_seconds < 0:
+        raise UsageError("--clock-skew must not be negative")
+
+
+def with_cluster(events: DataFrame, cluster_from_path: Optional[str]) -> DataFrame:
+    """Add ``cluster``: the regex's last group in source_file ('' = the one cluster, or no match)."""
+    if not cluster_from_path:
+        return events.withColumn("cluster", F.lit(""))
+    groups = re.compile(cluster_from_path).groups
+    return events.withColumn("cluster", F.regexp_extract("source_file", cluster_from_path, groups))
+
+
+def _prepare(events: DataFrame) -> DataFrame:
+    text_wanted = F.col("event_type").isin(*_TEXT_TYPES)
+    return events.select(*[
+        F.when(text_wanted, F.col(c)).alias(c) if c in ("message", "stack") else F.col(c) for c in _REPLAY_COLUMNS
+    ])
+
+
+def _py_row(row: dict) -> dict:
+    attrs = row.get("attrs")
+    row["attrs"] = dict(attrs) if attrs else {}
+    return row
+
+
+# ---- cluster stage ---------------------------------------------------------------------------
+def collect_arrow(df: DataFrame) -> list[dict]:
+    """Collect a small result through Arrow: timestamps stay UTC-aware (``collect()`` would turn them
+    into naive datetimes in the driver's local time zone)."""
+    return df.toArrow().to_pylist()
+
+
+def build_contexts(events: DataFrame, options: ReplayOptions) -> dict[str, ClusterContext]:
+    """One ``ClusterContext`` per cluster, from the cluster lines and per-(controller, epoch) actions."""
+    cluster_rows = collect_arrow(events.filter(F.col("event_type").isin(*CLUSTER_EVENT_TYPES) & F.col("ts").isNotNull())
+                                 .orderBy("cluster", "ts", "source_file", "line_no"))
+    first = F.min(F.struct("ts", "source_file", "line_no"))
+    last = F.max(F.struct("ts", "source_file", "line_no"))
+    acting = collect_arrow(events.filter(F.col("event_type").isin(*ACTING_TYPES) & F.col("controller_id").isNotNull()
+                                         & F.col("controller_epoch").isNotNull() & F.col("ts").isNotNull())
+                           .groupBy("cluster", "controller_id", "controller_epoch")
+                           .agg(first.alias("f"), last.alias("l"), F.count(F.lit(1)).alias("n"))
+                           .orderBy("cluster", "controller_epoch", "controller_id"))
+    clusters = sorted({r["cluster"] for r in cluster_rows} | {r["cluster"] for r in acting}
+                      | {r["cluster"] for r in collect_arrow(events.select("cluster").distinct())})
+    by_cluster: dict[str, list[dict]] = {c: [] for c in clusters}
+    for r in cluster_rows:
+        by_cluster[r["cluster"]].append(_py_row(r))
+    acts: dict[str, list[dict]] = {c: [] for c in clusters}
+    for r in acting:
+        acts[r["cluster"]].append({
+            "controller_id": r["controller_id"], "controller_epoch": r["controller_epoch"], "n": r["n"],
+            "first_ts": r["f"]["ts"], "last_ts": r["l"]["ts"],
+            "first_ref": f"{r['f']['source_file']}:{r['f']['line_no']}",
+            "last_ref": f"{r['l']['source_file']}:{r['l']['line_no']}"})
+    return {c: build_cluster_context(c, by_cluster[c], acts[c], options.clock_skew_seconds) for c in clusters}
+
+
+# ---- grouped replay in Python workers ----------------------------------------------------------
+def _to_batches(rows: list[dict]) -> Iterator[pa.RecordBatch]:
+    for start in range(0, len(rows), BATCH_ROWS):
+        yield pa.RecordBatch.from_pylist(rows[start:start + BATCH_ROWS], schema=REPLAY_OUTPUT_SCHEMA)
+
+
+def _grouped_map(df: DataFrame, keys: tuple[str, ...], per_group: Callable[[tuple, list[dict]], list[dict]]) -> DataFrame:
+    """Bring each key's rows together (repartition + sort) and call ``per_group`` on each group."""
+    ordered = df.repartition(*keys).sortWithinPartitions(*keys, "ts", "source_file", "line_no")
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        key, group, out = None, [], []
+        for batch in batches:
+            for row in batch.to_pylist():
+                k = tuple(row[c] for c in keys)
+                if group and k != key:
+                    out.extend(per_group(key, group))
+                    group = []
+                key = k
+                group.append(_py_row(row))
+            if len(out) >= BATCH_ROWS:
+                yield from _to_batches(out)
+                out = []
+        if group:
+            out.extend(per_group(key, group))
+        yield from _to_batches(out)
+
+    return ordered.mapInArrow(run, from_arrow_schema(REPLAY_OUTPUT_SCHEMA))
+
+
+def _partition_rows(contexts_bc, user_version: Optional[str]) -> Callable[[tuple, list[dict]], list[dict]]:
+    def per_group(key: tuple, events: list[dict]) -> list[dict]:
+        cluster = key[0]
+        ctx = contexts_bc.value.get(cluster) or ClusterContext(cluster=cluster)
+        result = replay_partition(events, ctx, ReplayConfig(cluster=cluster, user_version=user_version))
+        rows = [{ROW_KIND: "partition", **r} for r in result.partition_intervals]
+        rows += [{ROW_KIND: "replica", **r} for r in result.replica_intervals]
+        rows += [{ROW_KIND: "finding", **f.to_row()} for f in result.findings]
+        return rows
+    return per_group
+
+
+def _stale_rows(key: tuple, events: list[dict]) -> list[dict]:
+    return [{ROW_KIND: "finding", **stale_epoch_finding(key[0], events).to_row()}]
+
+
+def _stale_key_columns(df: DataFrame) -> DataFrame:
+    refused = F.col("event_type") == "stale_controller_epoch_rejected"
+    return (df.filter(refused | ((F.col("event_type") == "controller_response")
+                                 & F.col("attrs")["response"].rlike(TOP_LEVEL_ERROR_11)))
+            .withColumn("k_kind", F.when(refused, F.lit("refused")).otherwise(F.lit("response")))
+            .withColumn("k_broker", F.when(refused, F.col("broker")).otherwise(F.col("target_broker")))
+            .withColumn("k_latest", F.coalesce(F.col("attrs")["latest_controller_epoch"], F.lit(""))))
+
+
+def _select(df: DataFrame, kind: str, schema: pa.Schema) -> DataFrame:
+    return df.filter(F.col(ROW_KIND) == kind).select(*schema.names)
+
+
+def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions) -> ReplayFrames:
+    """The five tables as DataFrames (partition/replica/findings persisted once, unpersist after use)."""
+    validate_options(options)
+    ev = _prepare(with_cluster(events, options.cluster_from_path))
+    contexts = build_contexts(ev, options)
+    contexts_bc = spark.sparkContext.broadcast(contexts)
+    partition_events = ev.filter(F.col("topic").isNotNull() & F.col("partition").isNotNull()
+                                 & F.col("event_type").isin(*PARTITION_EVENT_TYPES))
+    if options.topic is not None:
+        partition_events = partition_events.filter(F.col("topic") == options.topic)
+    if options.partition is not None:
+        partition_events = partition_events.filter(F.col("partition") == options.partition)
+    replayed = _grouped_map(partition_events, ("cluster", "topic", "partition"),
+                            _partition_rows(contexts_bc, options.kafka_version))
+    stale = _grouped_map(_stale_key_columns(ev.filter(F.col("event_type").isin(*_STALE_TYPES))),
+                         ("cluster", "k_kind", "k_broker", "controller_id", "controller_epoch", "k_latest"), _stale_rows)
+    if options.topic is not None or options.partition is not None:
+        stale = stale.limit(0)
+    out = replayed.unionByName(stale).persist(StorageLevel.MEMORY_AND_DISK)
+    cluster_findings = [{**f.to_row()} for c in sorted(contexts) for f in contexts[c].findings]
+    cluster_findings_df = _frame(spark, cluster_findings, FINDINGS_SCHEMA)
+    findings = _select(out, "finding", FINDINGS_SCHEMA).unionByName(cluster_findings_df).dropDuplicates(["finding_id"])
+    controllers = _frame(spark, [c.to_row(name) for name in sorted(contexts) for c in contexts[name].controllers],
+                         CONTROLLERS_SCHEMA)
+    brokers = _frame(spark, [b.to_row(name) for name in sorted(contexts) for b in contexts[name].brokers], BROKERS_SCHEMA)
+    return ReplayFrames(
+        partition_timeline=_select(out, "partition", PARTITION_TIMELINE_SCHEMA),
+        replica_timeline=_select(out, "replica", REPLICA_TIMELINE_SCHEMA),
+        findings=findings, controllers=controllers, brokers=brokers, contexts=contexts, _persisted=[out])
+
+
+def _frame(spark: SparkSession, rows: list[dict], schema: pa.Schema) -> DataFrame:
+    """A small driver-side table (cluster findings, controllers, brokers) as a DataFrame."""
+    data = [tuple(r.get(name) for name in schema.names) for r in rows]
+    return spark.createDataFrame(data, from_arrow_schema(schema))
+
+
+FINDINGS_ORDER = ("cluster", "ts", "rule", "topic", "partition", "replica", "finding_id")
+
+
+def sorted_findings(findings: DataFrame) -> DataFrame:
+    """The deterministic order of findings.jsonl: cluster, time (unknown last), rule, place, id."""
+    return findings.repartition(1).sortWithinPartitions(
+        "cluster", F.col("ts").asc_nulls_last(), "rule", F.col("topic").asc_nulls_first(),
+        F.col("partition").asc_nulls_first(), F.col("replica").asc_nulls_first(), "finding_id")
+
+
+def write_replay(spark: SparkSession, frames: ReplayFrames, out_dir: str) -> ReplaySummary:
+    """Write the five tables (Parquet), findings.jsonl and replay_summary.json under ``out_dir``."""
+    order = ("cluster", "topic", "partition")
+    frames.partition_timeline.sortWithinPartitions(*order, "seq").write.mode("overwrite").parquet(
+        f"{out_dir}/partition_timeline")
+    frames.replica_timeline.sortWithinPartitions(*order, "replica", "seq").write.mode("overwrite").parquet(
+        f"{out_dir}/replica_timeline")
+    findings = sorted_findings(frames.findings)
+    findings.drop("json").write.mode("overwrite").parquet(f"{out_dir}/findings")
+    _write_jsonl(spark, findings.select("json"), f"{out_dir}/findings.jsonl")
+    frames.controllers.coalesce(1).write.mode("overwrite").parquet(f"{out_dir}/controllers")
+    frames.brokers.coalesce(1).write.mode("overwrite").parquet(f"{out_dir}/brokers")
+    summary = summarize(frames, out_dir)
+    write_text(spark, f"{out_dir}/replay_summary.json", summary.to_json())
+    return summary
+
+
+def _write_jsonl(spark: SparkSession, lines: DataFrame, path: str) -> None:
+    """One text file (not a directory of parts): written by one task, then renamed."""
+    tmp = f"{path}.parts"
+    lines.write.mode("overwrite").text(tmp)
+    jvm = spark.sparkContext._jvm
+    hconf = spark.sparkContext._jsc.hadoopConfiguration()
+    fs = jvm.org.apache.hadoop.fs.Path(tmp).getFileSystem(hconf)
+    parts = [s.getPath() for s in fs.listStatus(jvm.org.apache.hadoop.fs.Path(tmp))
+             if s.getPath().getName().startswith("part-")]
+    target = jvm.org.apache.hadoop.fs.Path(path)
+    fs.delete(target, False)
+    if parts:
+        fs.rename(parts[0], target)
+    else:
+        fs.create(target, True).close()
+    fs.delete(jvm.org.apache.hadoop.fs.Path(tmp), True)
+
+
+def summarize(frames: ReplayFrames, out_dir: Optional[str]) -> ReplaySummary:
+    summary = ReplaySummary(out_dir=out_dir, clusters=sorted(frames.contexts))
+    summary.controllers = sum(len(c.controllers) for c in frames.contexts.values())
+    summary.broker_intervals = sum(len(c.brokers) for c in frames.contexts.values())
+    counts = frames.partition_timeline.agg(
+        F.count(F.lit(1)).alias("n"),
+        F.countDistinct("cluster", "topic", "partition").alias("p")).first()
+    summary.partition_intervals, summary.partitions = int(counts["n"]), int(counts["p"])
+    summary.replica_intervals = frames.replica_timeline.count()
+    by_rule: dict[str, dict[str, int]] = {}
+    for r in frames.findings.groupBy("rule", "severity").count().orderBy("rule", "severity").collect():
+        by_rule.setdefault(r["rule"], {})[r["severity"]] = int(r["count"])
+    summary.findings_by_rule = {rule: dict(sorted(sev.items(), key=lambda kv: SEVERITIES.index(kv[0])))
+                                for rule, sev in sorted(by_rule.items())}
+    summary.findings = sum(sum(v.values()) for v in by_rule.values())
+    return summary
+
+
+def replay_events(spark: SparkSession, events: DataFrame, out_dir: str, options: ReplayOptions) -> ReplaySummary:
+    """Replay an events table (as written by ``parse``) and write the replay tables."""
+    with arrow_batches(spark):
+        try:
+            frames = replay_frames(spark, events, options)
+        except KafkaForensicsError:
+            raise
+        except Exception as err:
+            raise JobError(f"replay job failed: {_short(err)}") from err
+        try:
+            return write_replay(spark, frames, out_dir)
+        except KafkaForensicsError:
+            raise
+        except Exception as err:
+            raise JobError(f"replay job failed: {_short(err)}") from err
+        finally:
+            frames.unpersist()
+
+
+def run_replay(spark: SparkSession, inputs: list[str], out_dir: str, parse_options, options: ReplayOptions):
+    """``kafka-forensics replay``: parse (``run_parse``, writes DIR/events), then replay. Returns both summaries."""
+    from .parse_job import run_parse
+
+    validate_options(options)
+    parsed = run_parse(spark, inputs, out_dir, parse_options)
+    events = spark.read.parquet(f"{out_dir}/events")
+    return parsed, replay_events(spark, events, out_dir, options)
+
+
+class arrow_batches:
+    """Arrow batches of many rows for the replay (the parse job sets 1 row per batch for whole files)."""
+
+    KEY = "spark.sql.execution.arrow.maxRecordsPerBatch"
+
+    def __init__(self, spark: SparkSession, rows: int = 10000):
+        self.spark, self.rows, self.saved = spark, rows, None
+
+    def __enter__(self):
+        self.saved = self.spark.conf.get(self.KEY, None)
+        self.spark.conf.set(self.KEY, str(self.rows))
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is None:
+            self.spark.conf.unset(self.KEY)
+        else:
+            self.spark.conf.set(self.KEY, self.saved)
+        return False
+
+
+
+def _short(err: Exception) -> str:
+    text = str(err).strip().splitlines()
+    return text[0][:500] if text else type(err).__name__
+
+
+__all__ = ["ReplayFrames", "ReplayOptions", "ReplaySummary", "arrow_batches", "build_contexts", "collect_arrow",
+           "replay_events", "replay_frames", "run_replay", "sorted_findings", "validate_options", "with_cluster",
+           "write_replay"]
