@@ -132,7 +132,11 @@ def _events_from_inputs(spark, inputs, parse_options):
     from .discovery import discover
     from .parse_job import events_of, parse_to_frames
 
-    unified = parse_to_frames(spark, discover(spark, list(inputs)), parse_options)
+    from pyspark import StorageLevel
+
+    # Persisted: several actions follow, and each would parse every file again; materialising
+    # whole partitions also keeps Python workers from being cut off mid-stream by a limit().
+    unified = parse_to_frames(spark, discover(spark, list(inputs)), parse_options).persist(StorageLevel.MEMORY_AND_DISK)
     events = events_of(unified)
     if not events.select(F.lit(1)).limit(1).collect():
         unified.unpersist()
