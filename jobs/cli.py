@@ -25,9 +25,11 @@ def _register() -> None:
     from .parse_cmd import parse
     from .replay_cmd import describe, replay, timeline
     from .rules_cmd import rules
+    from .simulate_cmd import simulate
 
     main.add_command(parse)
     main.add_command(rules)
+    main.add_command(simulate)
     main.add_command(replay)
     main.add_command(timeline)
     main.add_command(describe)
