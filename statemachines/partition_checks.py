@@ -14,7 +14,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .findings import CRITICAL, ERROR, WARNING, Finding, ref_of
+from .findings import CRITICAL, ERROR, INFO, WARNING, Finding, ref_of
 from .invariants import (
     CONTROLLER_EPOCH_REGRESSION, EMPTY_ISR, ISR_NOT_SUBSET_OF_REPLICAS, LEADER_EPOCH_REGRESSION,
     LEADER_EPOCH_REUSED, LEADER_NOT_IN_ISR, PARTITION_EPOCH_REGRESSION, RECOVERING_ISR_NOT_SINGLETON,
@@ -73,16 +73,28 @@ class SnapshotInvariants:
     def observe(self, obs: Observation, event: dict, epoch: int, vrange: VersionRange) -> None:
         if obs.leader is None and obs.isr is None:
             return
-        for violation in snapshot_violations(obs, vrange):
+        violations = snapshot_violations(obs, vrange)
+        for violation in violations:
             key = (violation, obs.leader, obs.isr, obs.replicas)
             group = self._groups.setdefault(key, {"refs": [], "event": event, "epoch": epoch, "vrange": vrange})
             group["refs"].append(ref_of(event))
+            group.pop("resolved_by", None)
+        if ISR_NOT_SUBSET_OF_REPLICAS not in violations and obs.isr is not None and obs.replicas is not None:
+            # KAFKA-9672 / reference §2.5: during a reassignment the LeaderAndIsr carries the new
+            # replicas while the ISR still holds the removed ones until the next step shrinks it.
+            # A later state within the replicas resolves it; only one that persists is a warning.
+            for (violation, *_), group in self._groups.items():
+                if violation == ISR_NOT_SUBSET_OF_REPLICAS:
+                    group.setdefault("resolved_by", ref_of(event))
 
     def findings(self) -> list[Finding]:
         out = []
         for (violation, leader, isr, replicas), g in self._groups.items():
             severity, text = _SNAPSHOT_TEXT[violation]
             summary = text.format(leader=leader, isr=_fmt(isr), replicas=_fmt(replicas), versions=g["vrange"].label)
+            if violation == ISR_NOT_SUBSET_OF_REPLICAS and g.get("resolved_by"):
+                severity = INFO
+                summary += f"; transient: resolved by {g['resolved_by']}"
             out.append(Finding.make(violation, severity, summary, g["refs"], controller_epoch=g["epoch"],
                                     ts=g["event"].get("ts"), kind="state", **self.where))
         return out

@@ -401,3 +401,18 @@ def test_broker_leader_epoch_regression_and_kraft_stale_partition_epoch():
         ts="2025-02-07 11:01:57,978")]})
     [found] = rules(kraft, "stale_epoch_rejected")
     assert (found.kind, found.severity, found.partition, found.broker) == ("stale_partition_epoch", "info", 1, 3)
+
+
+def test_isr_not_subset_of_replicas_resolved_by_the_next_state_is_info():
+    """KAFKA-9672: a reassignment's LeaderAndIsr carries the new replicas while the ISR still holds
+    the removed one until the next step shrinks it; resolved a moment later, it is not a warning."""
+    during = ("LeaderAndIsrPartitionState(topicName='t', partitionIndex=0, controllerEpoch=5, leader=1, leaderEpoch=2, "
+              "isr=[1, 2, 3], zkVersion=2, replicas=[1, 2], addingReplicas=[], removingReplicas=[], isNew=false)")
+    after = during.replace("isr=[1, 2, 3], zkVersion=2", "isr=[1, 2], zkVersion=3").replace("leaderEpoch=2", "leaderEpoch=3")
+    result = replay_files({"b1/state-change.log": [
+        sc("10:00:00,000", f"[Controller id=1 epoch=5] Sending become-leader LeaderAndIsr request {during} to broker 1 "
+                           f"for partition t-0"),
+        sc("10:00:01,000", f"[Controller id=1 epoch=5] Sending become-leader LeaderAndIsr request {after} to broker 1 "
+                           f"for partition t-0")]})
+    [found] = rules(result, "isr_not_subset_of_replicas")
+    assert found.severity == "info" and "transient: resolved by" in found.summary

@@ -20,11 +20,9 @@ SAMPLES = sample_dirs()
 ABOVE_INFO = set(SEVERITIES[:SEVERITIES.index("info")])
 
 # Where the replay and Kafka's documented behaviour disagree (reported, kept visible as xfail):
-REPLAY_DISAGREES = {
-    # §2.5: between steps B3 and B4 of a reassignment the LeaderAndIsr carries replicas=TRS while the
-    # ISR still has the removed replicas (KAFKA-9672, legal); the replay warns isr_not_subset_of_replicas.
-    "reassignment": "replay warns on the legal, transient ISR-not-within-replicas of a reassignment (KAFKA-9672)",
-}
+# (none at the moment: the transient ISR-not-within-replicas of a reassignment, KAFKA-9672, is now
+# reported at info once a later state resolves it)
+REPLAY_DISAGREES: dict[str, str] = {}
 
 
 def test_there_are_committed_samples():
