@@ -359,6 +359,7 @@ FIELDS: dict[str, Callable[[str, Columns], None]] = {
     "topic_id": _attr_unwrapped("topic_id"),
     "log_topic_id": _attr_unwrapped("log_topic_id"),
     "isr_list": _int_list("isr"),
+    "isr_scala": _int_list("isr"),
     "adding_replicas": _attr("adding_replicas"),
     "removing_replicas": _attr("removing_replicas"),
     "under_min_isr": _flag("under_min_isr"),

@@ -844,7 +844,7 @@ def test_a_template_that_is_only_a_prefix_of_a_line_does_not_type_it(lark, fast)
 # =================================================================================================
 
 def test_every_template_is_exercised(lark):
-    lines = [line for _, line, _, _ in HAND_WRITTEN] + _examples_section7()
+    lines = [line for _, line, _, _ in HAND_WRITTEN] + _examples_section7() + SIMULATOR_FOUND
     for row in CATALOGUE:
         lines.extend(render(row, which) for which in ("first", "last"))
     for path in sorted(REAL_LOGS.glob("*.log")):
@@ -852,3 +852,27 @@ def test_every_template_is_exercised(lark):
     hit = {lark.classify(line).template for line in lines}
     missing = sorted(t.rule for t in templates_for(AUTO) if t.rule not in hit)
     assert not missing, f"templates no test line reaches: {missing}"
+
+
+
+# Lines the simulator wrote that no template typed (source-checked at the tags:
+# KafkaController.scala@0.10.2.2:1097 with the ISR as a Scala List, @1.1.1:641 / @2.0.1:647,
+# ReplicationControlManager.java@3.9.0-rc3:1372).
+SIMULATOR_FOUND = [
+    "[2016-01-05 13:29:01,938] WARN [Controller 0]: Cannot remove replica 2 from ISR of partition [t,0] since it "
+    "is not in the ISR. Leader = 1 ; ISR = List(1, 3) (kafka.controller.KafkaController)",
+    "[2019-01-05 13:29:01,938] INFO [Controller id=1] Epoch incremented to 7 (kafka.controller.KafkaController)",
+    "[2025-01-05 13:29:01,938] INFO [QuorumController id=1] enterControlledShutdown[2]: changing 17 partition(s) "
+    "(org.apache.kafka.controller.ReplicationControlManager)",
+]
+
+
+def test_templates_found_missing_by_the_simulator():
+    from kafka_forensics.parsers.records import parse_file
+
+    events = parse_file(("\n".join(SIMULATOR_FOUND) + "\n").encode(), "controller.log").events
+    assert [e["event_type"] for e in events] == [
+        "isr_remove_skipped", "controller_epoch_incremented", "kraft_broker_partitions_changed"]
+    assert (events[0]["replica"], events[0]["leader"], events[0]["isr"]) == (2, 1, [1, 3])
+    assert events[1]["controller_epoch"] == 7
+    assert events[2]["attrs"]["handler"] == "enterControlledShutdown[2]"

@@ -219,8 +219,11 @@ class Zk010Templates(Zk11Templates):
         k = self.kc(c.id)
         self.o.ctl(c.id, DEBUG, KAFKA_CONTROLLER, f"{k}Removing replica {replica} from ISR {csv(p.isr)} for partition "
                    f"{self.tap(p)}.", "partition_isr_removing")
+        # The ISR is LeaderAndIsr.isr, a Scala List (kafka/api/LeaderAndIsr.scala@0.10.2.2): "List(1, 3)".
+        isr_list = "List(" + ", ".join(str(i) for i in p.isr) + ")"
         self.o.ctl(c.id, WARN, KAFKA_CONTROLLER, f"{k}Cannot remove replica {replica} from ISR of partition "
-                   f"{self.tap(p)} since it is not in the ISR. Leader = {p.leader} ; ISR = {csv(p.isr)}", "other")
+                   f"{self.tap(p)} since it is not in the ISR. Leader = {p.leader} ; ISR = {isr_list}",
+                   "isr_remove_skipped", {"replica": replica, "leader": p.leader, "isr": list(p.isr)})
 
     # ---- state-change.log, controller side ----------------------------------------------------
     def sc_partition(self, c, p, frm, to):

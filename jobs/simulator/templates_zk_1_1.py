@@ -109,7 +109,8 @@ class Zk11Templates(TemplatesBase):
         # (KafkaController.incrementControllerEpoch@1.1.1, kafka-state-machines.md §2.1).
         ref = self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}{c.id} successfully elected as the controller",
                          "controller_elected", {"controller_id": c.id})
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}Epoch incremented to {c.epoch}", "other")
+        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}Epoch incremented to {c.epoch}",
+                   "controller_epoch_incremented", {"controller_epoch": c.epoch})
         return ref
 
     def ctl_context(self, c, live, topics):
