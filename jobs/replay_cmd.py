@@ -3,6 +3,7 @@ or say what ``kafka-topics --describe`` would have printed at an instant."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Callable, Optional
 
@@ -144,6 +145,23 @@ def _events_from_inputs(spark, inputs, parse_options):
     return events, unified
 
 
+@contextlib.contextmanager
+def _replayed_in_memory(spark, inputs, parse_options, replay_options):
+    """Parse and replay without writing (timeline/describe); yields (events, frames) and frees both."""
+    from .replay_job import arrow_batches, replay_frames
+
+    events, unified = _events_from_inputs(spark, inputs, parse_options)
+    try:
+        with arrow_batches(spark):
+            frames = replay_frames(spark, events, replay_options)
+            try:
+                yield events, frames
+            finally:
+                frames.unpersist()
+    finally:
+        unified.unpersist()
+
+
 @click.command("timeline")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--topic", required=True, help="Topic name.")
@@ -163,29 +181,21 @@ def timeline(inputs, topic, partition, cluster_name, kafka_version, layout, brok
     """
 
     def action():
-        from .replay_job import arrow_batches, collect_arrow, replay_frames
+        from .replay_job import collect_arrow
         from .spark_session import build_session
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         ropts = _options(kafka_version, cluster_from_path, clock_skew, topic=topic, partition=partition)
         spark = build_session(master, parse_conf(conf))
-        events, unified = _events_from_inputs(spark, inputs, options)
-        try:
-            with arrow_batches(spark):
-                frames = replay_frames(spark, events, ropts)
-                try:
-                    def pick(df):
-                        return df if cluster_name is None else df.filter(df["cluster"] == cluster_name)
-                    rows = collect_arrow(pick(frames.partition_timeline).orderBy("cluster", "seq"))
-                    replicas = collect_arrow(pick(frames.replica_timeline).orderBy("cluster", "replica", "seq"))
-                    findings = collect_arrow(pick(frames.findings).orderBy("cluster", "ts", "finding_id"))
-                    lines = {f"{r['source_file']}:{r['line_no']}": r["message"] for r in collect_arrow(
-                        events.filter((events["topic"] == topic) & (events["partition"] == partition))
-                        .select("source_file", "line_no", "message"))}
-                finally:
-                    frames.unpersist()
-        finally:
-            unified.unpersist()
+        with _replayed_in_memory(spark, inputs, options, ropts) as (events, frames):
+            def pick(df):
+                return df if cluster_name is None else df.filter(df["cluster"] == cluster_name)
+            rows = collect_arrow(pick(frames.partition_timeline).orderBy("cluster", "seq"))
+            replicas = collect_arrow(pick(frames.replica_timeline).orderBy("cluster", "replica", "seq"))
+            findings = collect_arrow(pick(frames.findings).orderBy("cluster", "ts", "finding_id"))
+            lines = {f"{r['source_file']}:{r['line_no']}": r["message"] for r in collect_arrow(
+                events.filter((events["topic"] == topic) & (events["partition"] == partition))
+                .select("source_file", "line_no", "message"))}
         _print_timeline(topic, partition, rows, replicas, findings, lines)
 
     run_guarded(debug, action)
@@ -264,31 +274,23 @@ def describe(inputs, at_text, topic, kafka_version, layout, broker_from_path, ti
     def action():
         from pyspark.sql import functions as F
 
-        from .replay_job import arrow_batches, collect_arrow, replay_frames
+        from .replay_job import collect_arrow
         from .spark_session import build_session
 
         at = parse_instant(at_text, timezone)
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         ropts = _options(kafka_version, cluster_from_path, clock_skew, topic=topic)
         spark = build_session(master, parse_conf(conf))
-        events, unified = _events_from_inputs(spark, inputs, options)
-        try:
-            with arrow_batches(spark):
-                frames = replay_frames(spark, events, ropts)
-                try:
-                    at_lit = F.lit(at).cast("timestamp")
-                    known = frames.partition_timeline.filter(
-                        (F.col("ts_start") <= at_lit) & (F.col("ts_end").isNull() | (F.col("ts_end") > at_lit)))
-                    rows = collect_arrow(known.orderBy("cluster", "topic", "partition"))
-                    later = collect_arrow(frames.partition_timeline.groupBy("cluster", "topic", "partition")
-                                          .agg(F.min("ts_start").alias("first"), F.max("ts_start").alias("last"))
-                                          .filter(F.col("first") > at_lit).orderBy("cluster", "topic", "partition"))
-                    last = collect_arrow(frames.partition_timeline.agg(F.max("ts_start").alias("last")))
-                    contexts = frames.contexts
-                finally:
-                    frames.unpersist()
-        finally:
-            unified.unpersist()
+        with _replayed_in_memory(spark, inputs, options, ropts) as (events, frames):
+            at_lit = F.lit(at).cast("timestamp")
+            known = frames.partition_timeline.filter(
+                (F.col("ts_start") <= at_lit) & (F.col("ts_end").isNull() | (F.col("ts_end") > at_lit)))
+            rows = collect_arrow(known.orderBy("cluster", "topic", "partition"))
+            later = collect_arrow(frames.partition_timeline.groupBy("cluster", "topic", "partition")
+                                  .agg(F.min("ts_start").alias("first"), F.max("ts_start").alias("last"))
+                                  .filter(F.col("first") > at_lit).orderBy("cluster", "topic", "partition"))
+            last = collect_arrow(frames.partition_timeline.agg(F.max("ts_start").alias("last")))
+            contexts = frames.contexts
         _print_describe(at, rows, later, contexts, last[0]["last"] if last else None)
 
     run_guarded(debug, action)
