@@ -486,13 +486,21 @@ class Zk11Templates(TemplatesBase):
                   f"{c.id} epoch {c.epoch} for partition {s.name} (last update controller epoch {s[6]}) but cannot "
                   f"become follower since the new leader {s[2]} is unavailable.", "broker_leader_unavailable")
 
+    # ReplicaManager.makeFollowers: 1.0.2-1.1.1 texts end at the partition; from 2.0.1 they add
+    # " with leader N" (and 2.4.1-2.5.1 print the leader's endpoint for the fetcher line).
+    def _with_leader(self, leader: int) -> str:
+        return ""
+
+    def _fetcher_leader(self, leader: int) -> str:
+        return ""
+
     def sc_b_become_follower(self, b, c, corr, items):
-        # ReplicaManager.makeFollowers@1.1.1 (TRACE; 1.0.2-1.1.1 texts without "with leader").
+        # ReplicaManager.makeFollowers@1.1.1 (TRACE); later eras only change the suffixes above.
         o, pre = self.o, self.bp(b)
         for it in items:
             o.sc(b, TRACE, f"{pre}Handling LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
-                 f"{c.epoch} starting the become-follower transition for partition {it[0].name}",
-                 "broker_leader_and_isr_step")
+                 f"{c.epoch} starting the become-follower transition for partition {it[0].name}"
+                 f"{self._with_leader(it[0][2])}", "broker_leader_and_isr_step")
         moving = [it for it in items if it[3] != it[0][2] and it[0][2] >= 0]
         for it in items:
             if it[0][2] < 0:
@@ -501,18 +509,20 @@ class Zk11Templates(TemplatesBase):
                 self.sc_b_follower_skipped(b, c, corr, it[0])
         for it in moving:
             o.sc(b, TRACE, f"{pre}Stopped fetchers as part of become-follower request from controller {c.id} epoch "
-                 f"{c.epoch} with correlation id {corr} for partition {it[0].name}", "broker_leader_and_isr_step")
+                 f"{c.epoch} with correlation id {corr} for partition {it[0].name}{self._with_leader(it[0][2])}",
+                 "broker_leader_and_isr_step")
         for it in moving:
             o.sc(b, TRACE, f"{pre}Truncated logs and checkpointed recovery boundaries for partition {it[0].name} as part "
-                 f"of become-follower request with correlation id {corr} from controller {c.id} epoch {c.epoch}",
-                 "broker_leader_and_isr_step")
+                 f"of become-follower request with correlation id {corr} from controller {c.id} epoch {c.epoch}"
+                 f"{self._with_leader(it[0][2])}", "broker_leader_and_isr_step")
         for it in moving:
             o.sc(b, TRACE, f"{pre}Started fetcher to new leader as part of become-follower request from controller "
-                 f"{c.id} epoch {c.epoch} with correlation id {corr} for partition {it[0].name}",
-                 "broker_leader_and_isr_step")
+                 f"{c.id} epoch {c.epoch} with correlation id {corr} for partition {it[0].name}"
+                 f"{self._fetcher_leader(it[0][2])}", "broker_leader_and_isr_step")
         for it in items:
             o.sc(b, TRACE, f"{pre}Completed LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
-                 f"{c.epoch} for the become-follower transition for partition {it[0].name}",
+                 f"{c.epoch} for the become-follower transition for partition {it[0].name}"
+                 f"{self._with_leader(it[0][2])}",
                  "broker_leader_and_isr_step")
 
     def sc_b_lai_end(self, b, c, corr, n):

@@ -172,32 +172,10 @@ class Zk24Templates(Zk11Templates):
                          f"smaller than the current leader epoch {current}", "stale_leader_epoch_rejected",
                          {"topic": s[0], "partition": s[1], "leader_epoch": s[3]})
 
-    def sc_b_become_follower(self, b, c, corr, items):
-        # ReplicaManager.makeFollowers@2.4.1 (TRACE; "with leader" texts from 2.0.1).
-        o, pre = self.o, self.bp(b)
-        for it in items:
-            o.sc(b, TRACE, f"{pre}Handling LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
-                 f"{c.epoch} starting the become-follower transition for partition {it[0].name} with leader {it[0][2]}",
-                 "broker_leader_and_isr_step")
-        moving = [it for it in items if it[3] != it[0][2] and it[0][2] >= 0]
-        for it in items:
-            if it[0][2] < 0:
-                self.sc_b_leader_unavailable(b, c, corr, it[0])
-            elif it[3] == it[0][2]:
-                self.sc_b_follower_skipped(b, c, corr, it[0])
-        for it in moving:
-            o.sc(b, TRACE, f"{pre}Stopped fetchers as part of become-follower request from controller {c.id} epoch "
-                 f"{c.epoch} with correlation id {corr} for partition {it[0].name} with leader {it[0][2]}",
-                 "broker_leader_and_isr_step")
-        for it in moving:
-            o.sc(b, TRACE, f"{pre}Truncated logs and checkpointed recovery boundaries for partition {it[0].name} as part "
-                 f"of become-follower request with correlation id {corr} from controller {c.id} epoch {c.epoch} with "
-                 f"leader {it[0][2]}", "broker_leader_and_isr_step")
-        for it in moving:
-            o.sc(b, TRACE, f"{pre}Started fetcher to new leader as part of become-follower request from controller "
-                 f"{c.id} epoch {c.epoch} with correlation id {corr} for partition {it[0].name} with leader "
-                 f"{self.r.endpoint(it[0][2])}", "broker_leader_and_isr_step")
-        for it in items:
-            o.sc(b, TRACE, f"{pre}Completed LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
-                 f"{c.epoch} for the become-follower transition for partition {it[0].name} with leader {it[0][2]}",
-                 "broker_leader_and_isr_step")
+    def _with_leader(self, leader: int) -> str:
+        # ReplicaManager.makeFollowers@2.0.1+: "... with leader N".
+        return f" with leader {leader}"
+
+    def _fetcher_leader(self, leader: int) -> str:
+        # 2.4.1-2.5.1 print the leader's endpoint in the "Started fetcher" line.
+        return f" with leader {self.r.endpoint(leader)}"
