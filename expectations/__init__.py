@@ -1,1 +1,14 @@
-"""kafka_forensics.expectations."""
+"""kafka_forensics.expectations: Great Expectations suites over the parse and replay tables.
+
+``custom``   the custom expectations (GX ``UnexpectedRowsExpectation`` subclasses, Spark SQL);
+``legality`` the legal states/transitions per log dialect, derived from ``statemachines``;
+``views``    the Spark temp views the expectations read besides their batch;
+``suites``   which expectations make the events / timelines / failover suites;
+``gx_run``   GX contexts, validation and Data Docs (quietly).
+``default_check.toml`` holds the documented defaults of ``kafka-forensics check``.
+"""
+
+import os as _os
+
+# GX 1.x sends anonymous usage events unless told not to; decide before anything imports GX.
+_os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")

@@ -22,8 +22,12 @@ def main() -> None:
 
 
 def _register() -> None:
+    from .analyze_cmd import analyze
+    from .check_cmd import check
+    from .merge_cmd import merge
     from .parse_cmd import parse
     from .replay_cmd import describe, replay, timeline
+    from .report_cmd import report
     from .rules_cmd import rules
     from .simulate_cmd import simulate
 
@@ -33,6 +37,10 @@ def _register() -> None:
     main.add_command(replay)
     main.add_command(timeline)
     main.add_command(describe)
+    main.add_command(merge)
+    main.add_command(analyze)
+    main.add_command(report)
+    main.add_command(check)
 
 
 _register()

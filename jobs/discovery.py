@@ -17,6 +17,9 @@ from kafka_forensics.parsers.errors import InputError
 # Kafka's appenders (config/log4j.properties, log4j2.yaml) and rotated names
 # (DailyRollingFileAppender '.'yyyy-MM-dd-HH), .gz, and 4.0.0's misnamed "stage-change.log".
 LOG_NAME = re.compile(r"^(?:state-change|stage-change|controller|server|kafka-[\w.-]*?)\.log(?:\.[\w.-]+)?$")
+# kafka-dump-log --cluster-metadata-decoder output saved by the user (parsers/metadata_dump.py detects
+# it by content; in directories only these names are picked up: "*.dump", "*metadata*.txt", + .gz).
+DUMP_NAME = re.compile(r"(?i)^(?:.+\.dump|.*metadata.*\.txt)(?:\.gz)?$")
 _GLOB = re.compile(r"[*?\[{]")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
@@ -69,7 +72,8 @@ def discover(spark: SparkSession, inputs: list[str]) -> list[InputFile]:
                 walker = fs.listFiles(status.getPath(), True)
                 while walker.hasNext():
                     child = walker.next()
-                    if LOG_NAME.match(child.getPath().getName()):
+                    name = child.getPath().getName()
+                    if LOG_NAME.match(name) or DUMP_NAME.match(name):
                         uri = child.getPath().toString()
                         found.setdefault(uri, InputFile(uri, _display(uri, given)))
             else:
@@ -78,6 +82,6 @@ def discover(spark: SparkSession, inputs: list[str]) -> list[InputFile]:
         if len(found) == before:
             raise InputError(
                 f"no Kafka log files under {given} (looked for state-change.log*, controller.log*, "
-                f"server.log*, kafka-*.log*, plain or .gz)"
+                f"server.log*, kafka-*.log*, metadata dumps *.dump / *metadata*.txt, plain or .gz)"
             )
     return sorted(found.values(), key=lambda f: f.display)

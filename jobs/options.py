@@ -62,3 +62,20 @@ def parse_options_from(kafka_version, layout, broker_from_path, timezone, use_la
             raise UsageError(f"--timezone {timezone!r} is not a known time zone") from err
     return ParseOptions(layout=layout, kafka_version=kafka_version, broker_from_path=broker_from_path,
                         timezone=timezone, use_lark=use_lark)
+
+
+def filter_options(func: Callable) -> Callable:
+    """--topic, --partitions, --start-time, --end-time (as Kafka's StateChangeLogMerger has them);
+    turn them into a filter with ``jobs.filters.event_filter_from``."""
+    decorators = [
+        click.option("--topic", "filter_topic", default=None, metavar="TOPIC",
+                     help="Only this topic's lines (lines about no partition, such as controller elections "
+                          "and broker changes, are kept)."),
+        click.option("--partitions", "filter_partitions", default=None, metavar="0,1,2",
+                     help="Only these partitions of --topic (comma-separated ids)."),
+        click.option("--start-time", "start_time", default=None, metavar="TIME",
+                     help="Earliest line, inclusive: 'yyyy-MM-dd HH:mm:ss,SSS' in --timezone."),
+        click.option("--end-time", "end_time", default=None, metavar="TIME",
+                     help="Latest line, inclusive: 'yyyy-MM-dd HH:mm:ss,SSS' in --timezone."),
+    ]
+    return functools.reduce(lambda f, d: d(f), reversed(decorators), func)

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .cli_common import debug_option, run_guarded
-from .options import input_options, parse_conf, parse_options_from
+from .options import filter_options, input_options, parse_conf, parse_options_from
 
 console = Console(stderr=False, highlight=False)
 _SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
@@ -45,12 +45,13 @@ def _options(kafka_version, cluster_from_path, clock_skew, topic=None, partition
 @click.command("replay")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out_dir", required=True, help="Output directory (local, hdfs://, s3a://).")
+@filter_options
 @input_options
 @replay_options
 @click.option("--show", default=20, show_default=True, metavar="N", help="Print the N most severe findings.")
 @debug_option
-def replay(inputs, out_dir, kafka_version, layout, broker_from_path, timezone, master, conf, cluster_from_path,
-           clock_skew, use_lark, show, debug):
+def replay(inputs, out_dir, filter_topic, filter_partitions, start_time, end_time, kafka_version, layout,
+           broker_from_path, timezone, master, conf, cluster_from_path, clock_skew, use_lark, show, debug):
     """Replay Kafka logs through the controller state machines of their era.
 
     Parses INPUTS (as "parse" does, writing DIR/events), orders each partition's lines by
@@ -64,11 +65,16 @@ def replay(inputs, out_dir, kafka_version, layout, broker_from_path, timezone, m
     """
 
     def action():
+        import dataclasses
+
+        from .filters import event_filter_from
         from .replay_job import run_replay
         from .spark_session import build_session
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         ropts = _options(kafka_version, cluster_from_path, clock_skew)
+        flt = event_filter_from(filter_topic, filter_partitions, start_time, end_time, timezone)
+        ropts = dataclasses.replace(ropts, event_filter=flt if flt.active else None)
         console.print(f"[bold]kafka-forensics replay[/bold]: starting Spark ({master or 'local[*]'})")
         spark = build_session(master, parse_conf(conf))
         parsed, summary = run_replay(spark, list(inputs), out_dir, options, ropts)
@@ -327,7 +333,8 @@ def _print_describe(at, rows: list[dict], later: list[dict], contexts: dict, las
     for cluster in sorted({r["cluster"] for r in rows + later}):
         ctx = contexts.get(cluster)
         ctrl = ctx.controller_at(at) if ctx else None
-        ctrl_text = (f"controller {ctrl.controller_id}, epoch {ctrl.controller_epoch} (since {_ts(ctrl.ts_start)})"
+        who = "unknown (only the metadata log dates it)" if ctrl and ctrl.controller_id is None else ctrl and ctrl.controller_id
+        ctrl_text = (f"controller {who}, epoch {ctrl.controller_epoch} (since {_ts(ctrl.ts_start)})"
                      if ctrl else "controller unknown at that instant")
         console.print(("" if not cluster else f"cluster {cluster}: ") + ctrl_text)
         table = Table(show_edge=False)

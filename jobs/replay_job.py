@@ -30,14 +30,16 @@ from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.parsers.errors import JobError, KafkaForensicsError, UsageError
 from kafka_forensics.statemachines.cluster import (
-    ACTING_TYPES, CLUSTER_EVENT_TYPES, ClusterContext, build_cluster_context,
+    ACTING_TYPES, ClusterContext, build_cluster_context,
 )
 from kafka_forensics.statemachines.findings import SEVERITIES
 from kafka_forensics.statemachines.replay import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from kafka_forensics.statemachines.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
 from kafka_forensics.statemachines.version_ranges import range_for_version_text
 
+from .filters import EventFilter, apply_place, apply_time
 from .fs import write_text
+from .replay_kraft import cluster_rows_filter, prepare_metadata_events
 from .replay_tables import (
     BROKERS_SCHEMA, CONTROLLERS_SCHEMA, FINDINGS_SCHEMA, PARTITION_TIMELINE_SCHEMA, REPLAY_OUTPUT_SCHEMA,
     REPLICA_TIMELINE_SCHEMA, ROW_KIND,
@@ -61,6 +63,7 @@ class ReplayOptions:
     clock_skew_seconds: float = 2.0
     topic: Optional[str] = None  # restrict the partition stage (timeline, describe --topic)
     partition: Optional[int] = None
+    event_filter: Optional[EventFilter] = None  # --topic/--partitions/--start-time/--end-time (jobs.filters)
 
 
 @dataclass
@@ -138,7 +141,7 @@ def collect_arrow(df: DataFrame) -> list[dict]:
 
 def build_contexts(events: DataFrame, options: ReplayOptions) -> dict[str, ClusterContext]:
     """One ``ClusterContext`` per cluster, from the cluster lines and per-(controller, epoch) actions."""
-    cluster_rows = collect_arrow(events.filter(F.col("event_type").isin(*CLUSTER_EVENT_TYPES) & F.col("ts").isNotNull())
+    cluster_rows = collect_arrow(events.filter(cluster_rows_filter() & F.col("ts").isNotNull())
                                  .orderBy("cluster", "ts", "source_file", "line_no"))
     first = F.min(F.struct("ts", "source_file", "line_no"))
     last = F.max(F.struct("ts", "source_file", "line_no"))
@@ -224,7 +227,8 @@ def _select(df: DataFrame, kind: str, schema: pa.Schema) -> DataFrame:
 def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions) -> ReplayFrames:
     """The five tables as DataFrames (partition/replica/findings persisted once, unpersist after use)."""
     validate_options(options)
-    ev = _prepare(with_cluster(events, options.cluster_from_path))
+    ev = apply_time(_prepare(with_cluster(events, options.cluster_from_path)), options.event_filter)
+    ev = prepare_metadata_events(ev)  # KRaft records: topic names by topic id, removals per partition
     contexts = build_contexts(ev, options)
     contexts_bc = spark.sparkContext.broadcast(contexts)
     partition_events = ev.filter(F.col("topic").isNotNull() & F.col("partition").isNotNull()
@@ -233,11 +237,13 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
         partition_events = partition_events.filter(F.col("topic") == options.topic)
     if options.partition is not None:
         partition_events = partition_events.filter(F.col("partition") == options.partition)
+    partition_events = apply_place(partition_events, options.event_filter)
     replayed = _grouped_map(partition_events, ("cluster", "topic", "partition"),
                             _partition_rows(contexts_bc, options.kafka_version))
     stale = _grouped_map(_stale_key_columns(ev.filter(F.col("event_type").isin(*_STALE_TYPES))),
                          ("cluster", "k_kind", "k_broker", "controller_id", "controller_epoch", "k_latest"), _stale_rows)
-    if options.topic is not None or options.partition is not None:
+    if options.topic is not None or options.partition is not None or (
+            options.event_filter is not None and options.event_filter.has_place):
         stale = stale.limit(0)
     out = replayed.unionByName(stale).persist(StorageLevel.MEMORY_AND_DISK)
     cluster_findings = [{**f.to_row()} for c in sorted(contexts) for f in contexts[c].findings]

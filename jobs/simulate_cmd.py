@@ -18,6 +18,7 @@ from .simulator.scenarios import SCENARIOS
 _HELP = (
     "Simulate a Kafka cluster and write its logs exactly as that release would, with truth.json.\n\n"
     "\b\nScenarios:\n" + "".join(f"  {s.name:<22} {s.summary}\n" for s in SCENARIOS.values())
+    + "\n\b\nExamples:\n  kafka-forensics simulate --scenario zombie-controller --kafka-version 1.1 --out sim/\n"
     + "\n\b\nScale mode (benchmarks): kafka-forensics simulate --scale --brokers 30 --topics 200 "
     "--partitions 100000 --failovers 5 --out DIR"
 )

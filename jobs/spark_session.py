@@ -24,23 +24,46 @@ LOCAL_DEFAULTS = {
     "spark.sql.maxConcurrentOutputFileWriters": "4",
 }
 
+# Not imposed on a cluster: there the UI is wanted and shuffle width follows the cluster's size.
+LAPTOP_ONLY = frozenset({"spark.ui.enabled", "spark.ui.showConsoleProgress", "spark.sql.shuffle.partitions"})
+
+
+def launched_by_spark_submit() -> bool:
+    """True in a driver that spark-submit (or pyspark) started: its JVM is already up, with the
+    master and configuration the user gave spark-submit, and the Python side only connects to it."""
+    return bool(os.environ.get("PYSPARK_GATEWAY_PORT")) or SparkSession.getActiveSession() is not None
+
 
 def build_session(master: str | None = None, conf: dict[str, str] | None = None, app_name: str = "kafka-forensics") -> SparkSession:
-    """Get or create the session. ``master`` None keeps what spark-submit set (or local[*])."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    """Get or create the session. ``master`` None keeps what spark-submit set (or local[*]).
+
+    Under spark-submit nothing it was given is overridden: no master, no driver options, and the
+    laptop defaults only for keys the submission left unset."""
+    conf = dict(conf or {})
+    submitted = launched_by_spark_submit()
     builder = SparkSession.builder.appName(app_name)
-    quiet = resources.files("kafka_forensics.jobs") / "log4j2-quiet.properties"
-    java_options = f"-Dlog4j2.configurationFile=file:{quiet}"
-    if conf and "spark.driver.extraJavaOptions" in conf:
-        java_options += " " + conf["spark.driver.extraJavaOptions"]
-    builder = builder.config("spark.driver.extraJavaOptions", java_options)
+    preset: set[str] = set()
+    if submitted:
+        from pyspark import SparkConf
+
+        preset = {key for key, _ in SparkConf().getAll()}
+    else:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        quiet = resources.files("kafka_forensics.jobs") / "log4j2-quiet.properties"
+        java_options = f"-Dlog4j2.configurationFile=file:{quiet}"
+        if "spark.driver.extraJavaOptions" in conf:
+            java_options += " " + conf["spark.driver.extraJavaOptions"]
+        builder = builder.config("spark.driver.extraJavaOptions", java_options)
     if master:
         builder = builder.master(master)
-    elif not os.environ.get("SPARK_HOME_SUBMITTED") and "spark.master" not in (conf or {}):
+    elif not submitted and "spark.master" not in conf:
         builder = builder.master(os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]"))
-    for key, value in {**LOCAL_DEFAULTS, **(conf or {})}.items():
-        if key != "spark.driver.extraJavaOptions":
+    for key, value in LOCAL_DEFAULTS.items():
+        if key not in preset and not (submitted and key in LAPTOP_ONLY):
+            builder = builder.config(key, value)
+    for key, value in conf.items():
+        if submitted or key != "spark.driver.extraJavaOptions":
             builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(os.environ.get("KAFKA_FORENSICS_SPARK_LOG_LEVEL", "ERROR"))

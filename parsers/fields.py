@@ -8,6 +8,7 @@ tokens in the grammar and are unpacked here with the renderings of kafka-log-for
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable
 
@@ -15,8 +16,14 @@ Columns = dict[str, object]
 _INT = re.compile(r"-?\d+")
 
 
+@functools.lru_cache(maxsize=8192)
+def _int_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in _INT.findall(text))
+
+
 def _ints(text: str) -> list[int]:
-    return [int(x) for x in _INT.findall(text)]
+    """Integer lists (ISRs, replica sets) repeat a lot: parse each text once, hand out copies."""
+    return list(_int_tuple(text))
 
 
 def _int(column: str) -> Callable[[str, Columns], None]:
@@ -59,7 +66,7 @@ _BROKER_ID = re.compile(r"\(id: (-?\d+)|Node\((-?\d+),|^id:(-?\d+),|^(-?\d+)$")
 def _broker_ref(text: str, out: Columns) -> None:
     m = _BROKER_ID.search(text)
     if m:
-        out["target_broker"] = int(next(g for g in m.groups() if g is not None))
+        out["target_broker"] = int(m.group(m.lastindex))  # each branch has exactly one group
     out.setdefault("attrs", {})["target_broker_ref"] = text
 
 
@@ -97,7 +104,8 @@ def _partition_state_info(text: str, out: Columns) -> None:
 
 # key=value pairs of a request state: quoted strings, [lists], "1,2" csv lists (0.11–2.3
 # print isr=1,2 without brackets) or a plain scalar.
-_RS_PAIR = re.compile(r"(\w+)=('[^']*'|\[[^\]]*\]|-?\d+(?:,-?\d+)+(?=, |\))|[^,)]*)")
+# (``\b``: a key starts a word; the leftmost match always does, so this only skips mid-word tries.)
+_RS_PAIR = re.compile(r"\b(\w+)=('[^']*'|\[[^\]]*\]|-?\d+(?:,-?\d+)+(?=, |\))|[^,)]*)")
 _RS_INT_KEYS = {
     "leader": "leader",
     "leaderEpoch": "leader_epoch",
@@ -123,20 +131,29 @@ def _request_state(text: str, out: Columns) -> None:
         out.setdefault("attrs", {})["request_state"] = text
         return
     for key, value in _RS_PAIR.findall(text):
-        column = _RS_INT_KEYS.get(key)
-        if column is not None:
+        spec = _RS_KEYS.get(key)
+        if spec is None:
+            continue
+        kind, column = spec
+        if kind is _RS_INT:
             if value.lstrip("-").isdigit():
                 out[column] = int(value)
-            continue
-        column = _RS_LIST_KEYS.get(key)
-        if column is not None:
+        elif kind is _RS_LIST:
             out[column] = _ints(value)
-            continue
-        column = _RS_ATTR_KEYS.get(key)
-        if column is not None:
+        elif kind is _RS_ATTR:
             out.setdefault("attrs", {})[column] = value
-        elif key == "topicName" and value.startswith("'"):
-            out["topic"] = value[1:-1]
+        elif value.startswith("'"):  # topicName
+            out[column] = value[1:-1]
+
+
+# one lookup per key=value pair: key → (how to convert, column)
+_RS_INT, _RS_LIST, _RS_ATTR, _RS_QUOTED = "int", "list", "attr", "quoted"
+_RS_KEYS: dict[str, tuple[str, str]] = {
+    **{k: (_RS_INT, c) for k, c in _RS_INT_KEYS.items()},
+    **{k: (_RS_LIST, c) for k, c in _RS_LIST_KEYS.items()},
+    **{k: (_RS_ATTR, c) for k, c in _RS_ATTR_KEYS.items()},
+    "topicName": (_RS_QUOTED, "topic"),
+}
 
 
 _LAI_INT = {

@@ -13,7 +13,7 @@ from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 
 from .dialects import AUTO
-from .fastpath import FastGrammar, compile_fast_grammar, match_template
+from .fastpath import FastGrammar, compile_fast_grammar, field_pairs, match_template, retry_rules
 from .fields import FIELDS
 from .grammar_loader import build_lark, templates_for
 
@@ -118,55 +118,54 @@ class FastLineParser:
     def __init__(self, dialect: str = AUTO, layout: str | None = None) -> None:
         self.dialect = dialect
         cont = build_lark(AUTO, layout, "continuation")
-        self.grammars: list[FastGrammar] = [
-            compile_fast_grammar(build_lark(dialect, layout, "record"), cont,
-                                 [t.rule for t in templates_for(dialect)])
-        ]
+        record = build_lark(dialect, layout, "record")
+        rules = [t.rule for t in templates_for(dialect)]
+        self.grammars: list[FastGrammar] = [compile_fast_grammar(record, cont, rules)]
         if dialect != AUTO:
-            self.grammars.append(
-                compile_fast_grammar(build_lark(AUTO, layout, "record"), cont,
-                                     [t.rule for t in templates_for(AUTO)])
-            )
+            # the all-eras retry (as LarkLineParser does), minus templates that already failed
+            every = build_lark(AUTO, layout, "record")
+            retry = retry_rules(record, rules, every, [t.rule for t in templates_for(AUTO)])
+            if retry:
+                self.grammars.append(compile_fast_grammar(every, cont, retry))
         self.primary = self.grammars[0]
+        fast = self.primary
+        # (regex, does it capture a line prefix): group lookups by name, no groupdict per line
+        self._headers = tuple((h, "prefix" in h.groupindex) for h in fast.headers)
+        self._ident_plan = {
+            marker: (roles, tuple(range(first + 1, first + 1 + len(roles))))
+            for marker, (first, roles) in fast.ident_roles.items()
+        }
+
+    def _not_a_record(self, line: str) -> LineResult:
+        if self.primary.continuation.match(line):
+            return LineResult(CONTINUATION)
+        return LineResult(QUARANTINE, reason=NOT_A_RECORD)
 
     def classify(self, line: str) -> LineResult:
         fast = self.primary
-        m = None
-        for header in fast.headers:
+        for header, has_prefix in self._headers:
             m = header.match(line)
             if m is not None:
                 break
-        if m is None:
-            if fast.continuation.match(line):
-                return LineResult(CONTINUATION)
-            return LineResult(QUARANTINE, reason=NOT_A_RECORD)
-        body = m.group("body")
-        result = LineResult(
-            RECORD,
-            ts_raw=m.group("ts"),
-            level=m.group("level").rstrip(),
-            logger=m.group("logger"),
-            prefix=m.groupdict().get("prefix"),
-            message=body,
-        )
+        else:
+            return self._not_a_record(line)
+        ts_raw, level, logger, body = m.group("ts", "level", "logger", "body")
         ident_fields: list[tuple[str, str]] = []
         rest = body
         im = fast.ident.match(body)
         if im is not None:
-            first, roles = fast.ident_roles[im.lastindex]
-            groups = im.groups()
-            ident_fields = [(r, groups[first + i]) for i, r in enumerate(roles) if groups[first + i] is not None]
+            roles, numbers = self._ident_plan[im.lastindex]
+            ident_fields = field_pairs(im, roles, numbers)
             rest = body[im.end():]
         elif fast.ident_opener.match(body):
             # Lark's lexer commits to an identity opener and then fails: not a record either way.
-            if fast.continuation.match(line):
-                return LineResult(CONTINUATION)
-            return LineResult(QUARANTINE, reason=NOT_A_RECORD)
+            return self._not_a_record(line)
+        template = None
         for grammar in self.grammars:
             found = match_template(grammar, rest)
             if found is not None:
-                result.template, pairs = found
-                result.fields = ident_fields + pairs
-                return result
-        result.fields = ident_fields
-        return result
+                template, pairs = found
+                ident_fields += pairs
+                break
+        return LineResult(RECORD, ts_raw, level.rstrip(), logger, m.group("prefix") if has_prefix else None,
+                          body, template, ident_fields)

@@ -18,6 +18,7 @@ from .detect import detect_dialect
 from .dialects import AUTO, dialect_for_version
 from .fields import apply_fields
 from .grammar_loader import templates_for
+from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .lines import CONTINUATION, QUARANTINE, RECORD, FastLineParser, LarkLineParser, LineResult
 from .reader import DEFAULT_MAX_LINE_BYTES, read_lines
 from .schema import EVENT_COLUMNS
@@ -106,6 +107,9 @@ def _path_broker(pattern: re.Pattern, text: str | None) -> int | None:
 
 def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptions()) -> FileResult:
     """Parse one file's bytes completely (the unit of work of the Spark job)."""
+    if looks_like_metadata_dump(data):  # kafka-dump-log --cluster-metadata-decoder output: JSON, not log4j
+        path_owner = _path_broker(re.compile(options.broker_from_path), source_file)
+        return FileResult(*parse_metadata_dump(data, source_file, path_owner, options.max_line_bytes))
     lines, info = read_lines(data, options.max_line_bytes)
     lines = list(lines)
     if options.kafka_version:
@@ -196,8 +200,8 @@ _MESSAGE, _PREFIX, _CRLF = COL["message"], COL["line_prefix"], COL["crlf"]
 
 
 def _event_row(parsed: LineResult, line, source_file, dialect, event_types, clock, pattern, path_broker, kinds) -> list:
-    columns = apply_fields(parsed.fields)
-    broker = columns.pop("broker", None)
+    columns = apply_fields(parsed.fields) if parsed.fields else _NO_COLUMNS
+    broker = columns.pop("broker", None)  # (never pops from the shared empty dict)
     source = "line"
     if broker is None:
         broker = columns.get("controller_id")
@@ -211,8 +215,9 @@ def _event_row(parsed: LineResult, line, source_file, dialect, event_types, cloc
     if kind is None:
         kind = kinds[logger] = log_kind(logger, source_file)
     template = parsed.template
+    ts_raw = parsed.ts_raw
     row = _BASE[:]
-    row[0:6] = (source_file, line.line_no, broker, source, clock.micros(parsed.ts_raw), parsed.ts_raw)
+    row[0:6] = (source_file, line.line_no, broker, source, clock.micros(ts_raw), ts_raw)
     row[7:13] = (parsed.level, logger, kind, dialect, template, event_types[template] if template else OTHER)
     row[_MESSAGE] = parsed.message
     row[_PREFIX] = parsed.prefix
@@ -220,6 +225,9 @@ def _event_row(parsed: LineResult, line, source_file, dialect, event_types, cloc
     for name, value in columns.items():
         row[COL[name]] = value
     return row
+
+
+_NO_COLUMNS: dict = {}  # read only
 
 
 def _join_message_lines(classify, record_start, lines, first: int, parsed: LineResult):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Iterable, Optional
 
-from .findings import CRITICAL, ERROR, WARNING, Finding, ref_of
+from .findings import CRITICAL, ERROR, WARNING, Finding, evidence_ref, ref_of
 
 # Lines that start a controller epoch (K:controller/KafkaController.scala@0.8.2.2:671-700,
 # @1.1.1:1189-1221, @3.9.0-rc3:1547-1582; M:controller/QuorumController.java@3.9.0-rc3 claim()).
@@ -29,8 +29,23 @@ RESIGN_TYPES = frozenset({"controller_resigned", "controller_moved", "kraft_lead
 BROKER_TYPES = frozenset({"broker_change", "broker_failure", "broker_startup", "controlled_shutdown",
                           "live_brokers", "kraft_broker_fenced", "kraft_broker_unfenced", "kraft_broker_registered",
                           "kraft_broker_registration_changed", "kraft_controlled_shutdown"})
-VERSION_TYPES = frozenset({"kafka_version"})
-CLUSTER_EVENT_TYPES = ELECTION_TYPES | RESIGN_TYPES | BROKER_TYPES | VERSION_TYPES
+# KRaft metadata records about brokers (parsers/metadata_dump.py): fencing straight from the log.
+METADATA_BROKER_TYPES = frozenset({"metadata_register_broker", "metadata_unregister_broker",
+                                   "metadata_broker_registration_change", "metadata_fence_broker",
+                                   "metadata_unfence_broker"})
+BROKER_TYPES = BROKER_TYPES | METADATA_BROKER_TYPES
+VERSION_TYPES = frozenset({"kafka_version", "metadata_feature_level"})
+# KRaft: the leader of Raft epoch E appends a LEADER_CHANGE control record first thing in its epoch
+# (R:raft/LeaderState.java@3.9.0-rc3 appendLeaderChangeMessage, KafkaRaftClient.onBecomeLeader); the
+# dump prints it as "controlType: LEADER_CHANGE(2)" in a batch whose partitionLeaderEpoch is E
+# (K:tools/DumpLogSegments.scala@3.9.0-rc3:311-331, unchanged at trunk@1eb7644 2024-10-25). The
+# LeaderChangeMessage itself (leaderId, voters) is NOT printed, so the dump dates an epoch but does
+# not name its leader: that comes from controller.log ("In the new epoch E, the leader is N").
+RAFT_EPOCH_TYPES = frozenset({"metadata_control"})
+# The first metadata record after skipped offsets in a dumped segment (parsers/metadata_dump.py); a
+# cluster row whatever its event type (jobs/replay_kraft.cluster_rows_filter selects it).
+OFFSET_GAP_ATTR = "offset_gap_after"
+CLUSTER_EVENT_TYPES = ELECTION_TYPES | RESIGN_TYPES | BROKER_TYPES | VERSION_TYPES | RAFT_EPOCH_TYPES
 
 # Controller-authored lines that prove the controller acted with the epoch in their prefix.
 ACTING_TYPES = frozenset({
@@ -47,7 +62,7 @@ LIVE_STATES = frozenset({ALIVE})  # Kafka's liveBrokerIds exclude shutting-down 
 
 @dataclass(frozen=True)
 class ControllerInterval:
-    controller_id: int
+    controller_id: Optional[int]  # None: a Raft epoch known only from the metadata log (leader not printed)
     controller_epoch: int
     ts_start: Optional[datetime]
     ts_end: Optional[datetime]
@@ -98,6 +113,16 @@ class ClusterContext:
     _broker_events: dict[int, list[tuple[datetime, str, str]]] = field(default_factory=dict)
     _starts: list[tuple[datetime, int]] = field(default_factory=list)  # (ts_start, epoch), sorted
     resets: list[datetime] = field(default_factory=list)  # elections whose epoch went back (sorted)
+    metadata_versions: list[tuple[datetime, int]] = field(default_factory=list)  # KRaft metadata.version levels
+
+    def metadata_version_at(self, ts: Optional[datetime]) -> Optional[int]:
+        """The KRaft ``metadata.version`` feature level in force at ``ts`` (None if never seen)."""
+        if not self.metadata_versions:
+            return None
+        if ts is None:
+            return self.metadata_versions[-1][1]
+        i = bisect_right(self.metadata_versions, (ts, 1 << 30)) - 1
+        return self.metadata_versions[max(i, 0)][1]
 
     # ---- controller lookups -------------------------------------------------------------
     def controller_at(self, ts: Optional[datetime]) -> Optional[ControllerInterval]:
@@ -209,6 +234,29 @@ def _broker_updates(event: dict) -> list[tuple[str, object]]:
             out.append((SHUTTING_DOWN, [event["target_broker"]]))
     elif et == "kraft_controlled_shutdown" and event.get("target_broker") is not None:
         out.append((SHUTTING_DOWN, [event["target_broker"]]))
+    elif et in METADATA_BROKER_TYPES and event.get("target_broker") is not None:
+        out.extend(_metadata_broker_update(event))
+    return out
+
+
+def _metadata_broker_update(event: dict) -> list[tuple[str, object]]:
+    """RegisterBrokerRecord (starts fenced), BrokerRegistrationChangeRecord, Fence/UnfenceBrokerRecord,
+    UnregisterBrokerRecord (M:metadata/BrokerRegistration.java, ClusterControlManager.replay@3.9.0-rc3)."""
+    et, broker = event["event_type"], [event["target_broker"]]
+    if et == "metadata_register_broker":
+        return [(FENCED if _attr(event, "fenced") != "false" else ALIVE, broker)]
+    if et == "metadata_unregister_broker":
+        return [(DEAD, broker)]
+    if et == "metadata_fence_broker":
+        return [(FENCED, broker)]
+    if et == "metadata_unfence_broker":
+        return [(ALIVE, broker)]
+    out: list[tuple[str, object]] = []
+    change = _attr(event, "fencing_change")
+    if change in ("fence", "unfence"):
+        out.append((FENCED if change == "fence" else ALIVE, broker))
+    if _attr(event, "controlled_shutdown_change") == "in_controlled_shutdown":
+        out.append((SHUTTING_DOWN, broker))
     return out
 
 
@@ -221,13 +269,40 @@ def build_cluster_context(cluster: str, events: Iterable[dict], activities: Iter
     _collect_brokers(ctx, events)
     _collect_versions(ctx, events)
     _collect_controllers(ctx, events, list(activities), timedelta(seconds=skew_seconds))
+    ctx.findings.extend(_offset_gap_findings(cluster, events))
     return ctx
+
+
+def is_cluster_row(event: dict) -> bool:
+    """The rows ``build_cluster_context`` reads (the in-process twin of replay_kraft.cluster_rows_filter)."""
+    return event["event_type"] in CLUSTER_EVENT_TYPES or _attr(event, OFFSET_GAP_ATTR) is not None
+
+
+def _offset_gap_findings(cluster: str, events: list[dict]) -> list[Finding]:
+    """Offsets skipped inside one dumped ``__cluster_metadata`` segment: lost or removed records."""
+    out = []
+    for e in events:
+        before = _int(_attr(e, OFFSET_GAP_ATTR))
+        after = _int(_attr(e, "offset"))
+        if before is None or after is None:
+            continue
+        prev_line = _int(_attr(e, "offset_gap_prev_line"))
+        evidence = ([evidence_ref(e["source_file"], prev_line)] if prev_line is not None else []) + [ref_of(e)]
+        out.append(Finding.make(
+            "metadata_offset_gap", ERROR,
+            f"the metadata log skips offsets {before + 1}..{after - 1} ({after - before - 1} record(s)) between two "
+            f"batches of {e['source_file']}: __cluster_metadata is never compacted, so records are missing (a lost "
+            f"or edited segment); the partition history replayed across the gap may miss changes",
+            evidence, cluster=cluster, controller_epoch=e.get("controller_epoch"), ts=e.get("ts"), kind="segment"))
+    return out
 
 
 def _collect_versions(ctx: ClusterContext, events: list[dict]) -> None:
     for e in events:
         if e["event_type"] == "kafka_version" and e.get("broker") is not None and _attr(e, "kafka_version"):
             ctx.broker_versions[e["broker"]] = _attr(e, "kafka_version")  # the last one wins (upgrades)
+        elif e["event_type"] == "metadata_feature_level" and _int(_attr(e, "metadata_version")) is not None:
+            ctx.metadata_versions.append((e["ts"], _int(_attr(e, "metadata_version"))))
 
 
 def _collect_brokers(ctx: ClusterContext, events: list[dict]) -> None:
@@ -274,6 +349,7 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
     resignations: dict[int, list[tuple[datetime, str]]] = {}
     pending: dict[int, tuple[datetime, str]] = {}  # 0.11 "X successfully elected" before its epoch line
     election_order: list[tuple[datetime, int, int, str]] = []
+    raft_epochs: dict[int, tuple[datetime, str]] = {}  # KRaft epoch -> first LEADER_CHANGE record
     for e in events:
         et = e["event_type"]
         if et in ELECTION_TYPES:
@@ -295,15 +371,24 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
             who = e.get("controller_id") if e.get("controller_id") is not None else e.get("broker")
             if who is not None:
                 resignations.setdefault(who, []).append((e["ts"], ref_of(e)))
+        elif et in RAFT_EPOCH_TYPES and _attr(e, "control_type") == "LEADER_CHANGE" \
+                and e.get("controller_epoch") is not None:
+            raft_epochs.setdefault(e["controller_epoch"], (e["ts"], ref_of(e)))  # several dumps: the first
+            epoch_starts.setdefault(e["controller_epoch"], (e["ts"], ref_of(e)))
     acts = {(a["controller_epoch"], a["controller_id"]): a for a in activities
             if a.get("controller_epoch") is not None and a.get("controller_id") is not None}
     keys = sorted(set(claims) | set(acts))
-    starts: dict[tuple[int, int], tuple[Optional[datetime], tuple[str, ...]]] = {}
+    named_epochs = {epoch for epoch, _ in keys}
+    unnamed = sorted(epoch for epoch in raft_epochs if epoch not in named_epochs)
+    starts: dict[tuple[int, Optional[int]], tuple[Optional[datetime], tuple[str, ...]]] = {}
     for key in keys:
         lines = sorted(claims.get(key, []))
         act = acts.get(key)
         times = [t for t, _ in lines] + ([act["first_ts"]] if act and act.get("first_ts") else [])
         refs = tuple(r for _, r in lines) or ((act["first_ref"],) if act else ())
+        if key[0] in raft_epochs and key in claims:  # the same election, seen in the metadata log too
+            times.append(raft_epochs[key[0]][0])
+            refs += (raft_epochs[key[0]][1],)
         starts[key] = (min(times) if times else None, refs)
         if starts[key][0] is not None:
             epoch_starts.setdefault(key[0], (starts[key][0], refs[0]))
@@ -315,7 +400,9 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
         after = [(t, r) for t, r in resignations.get(cid, []) if ts_start is not None and t >= ts_start]
         if after:
             resigned[(epoch, cid)] = after[0]
-    for (epoch, cid) in keys:
+    for epoch in unnamed:
+        starts[(epoch, None)] = (raft_epochs[epoch][0], (raft_epochs[epoch][1],))
+    for (epoch, cid) in keys + [(epoch, None) for epoch in unnamed]:
         ts_start, refs = starts[(epoch, cid)]
         act = acts.get((epoch, cid))
         later = [epoch_starts[e][0] for e in ordered_epochs if e > epoch and epoch_starts[e][0] is not None]
@@ -328,7 +415,7 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
                 break
         intervals.append(ControllerInterval(
             controller_id=cid, controller_epoch=epoch, ts_start=ts_start, ts_end=ts_end, evidence=refs,
-            elected=(epoch, cid) in claims, first_action_ts=act.get("first_ts") if act else None,
+            elected=(epoch, cid) in claims or cid is None, first_action_ts=act.get("first_ts") if act else None,
             last_action_ts=act.get("last_ts") if act else None, n_actions=int(act.get("n", 0)) if act else 0,
             end_evidence=end_ref))
     intervals.sort(key=lambda c: (c.controller_epoch, c.ts_start is not None,
@@ -446,5 +533,5 @@ def _election_regressions(cluster: str, elections: list[tuple[datetime, int, int
     return out, resets
 
 
-__all__ = ["ACTING_TYPES", "CLUSTER_EVENT_TYPES", "BrokerInterval", "ClusterContext", "ControllerInterval",
+__all__ = ["ACTING_TYPES", "CLUSTER_EVENT_TYPES", "OFFSET_GAP_ATTR", "is_cluster_row", "BrokerInterval", "ClusterContext", "ControllerInterval",
            "build_cluster_context"]

@@ -34,6 +34,16 @@ RULES: dict[str, str] = {
     "controller_epoch_regression": "a controller epoch lower than one already seen (I5/I10)",
     "unclean_election": "a leader elected from outside the ISR: committed data may be lost (I11)",
     "offline_with_live_replicas": "a partition left without a leader while replicas of it were on live brokers",
+    # KRaft (statemachines/kraft.py): the __cluster_metadata records against snapshots and broker views
+    "partition_epoch_gap": "KRaft: a snapshot or a broker states a partition epoch the replayed metadata records do not "
+    "reach: PartitionChangeRecords are missing",
+    "metadata_view_mismatch": "KRaft: a broker's leader/leader epoch (or a snapshot's state) that no metadata record explains",
+    "leader_on_fenced_broker": "KRaft: a metadata record makes a fenced or unregistered broker the leader",
+    "alter_partition_rejected": "KRaft: the controller rejected an AlterPartition (ineligible replica, RECOVERING, "
+    "stale leader or leader epoch)",
+    "elr_overlaps_isr": "KRaft: a replica in both the ISR and the ELR, or an ELR the metadata.version does not enable (KIP-966)",
+    "metadata_offset_gap": "KRaft: a dumped __cluster_metadata segment skips offsets between two batches: records are "
+    "missing from the log (it is never compacted)",
 }
 
 MAX_EVIDENCE = 50  # a finding cites at most this many lines; evidence_count keeps the true number

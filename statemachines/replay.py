@@ -27,6 +27,7 @@ from typing import Optional
 from .cluster import ClusterContext
 from .findings import ERROR, INFO, WARNING, Finding, ref_of
 from .epoch_checks import EpochChecks
+from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
 from .machine import rules_for
 from .ordering import replay_order
 from .partition_checks import Progression, SnapshotInvariants, unclean_finding
@@ -50,7 +51,8 @@ FAILOVER_REPLICA_STATES = frozenset({R_ONLINE, R_OFFLINE, R_INELIGIBLE})
 # The lines the replay reads (every other partition line is neither state nor evidence for a rule).
 PARTITION_EVENT_TYPES = frozenset(
     DECISION_TYPES | CONTROLLER_VIEW_TYPES | BROKER_VIEW_TYPES | LEADER_ISR_TYPES | FAILURE_TYPES
-    | {"replica_state_change", "leader_election_aborted", "kraft_alter_partition_rejected", "partition_created"})
+    | {"replica_state_change", "leader_election_aborted", "kraft_alter_partition_rejected", "partition_created"}
+    | KRAFT_PARTITION_TYPES)
 
 
 @dataclass(frozen=True)
@@ -427,6 +429,14 @@ class PartitionReplay(EpochChecks):
 
     def _alter_partition_rejected(self, epoch: int, event: dict) -> None:
         attrs = event.get("attrs") or {}
+        if attrs.get("request_partition_epoch") is None:  # not a stale partition epoch: leader, leader epoch, RECOVERING
+            reason = _rejection_reason(event, attrs)
+            self.findings.append(Finding.make(
+                "alter_partition_rejected", WARNING,
+                f"the controller rejected an AlterPartition from broker {attrs.get('requesting_broker')}: "
+                f"{reason[:300]}", [ref_of(event)], controller_epoch=event.get("controller_epoch"),
+                ts=event.get("ts"), kind="rejected", broker=_int(attrs.get("requesting_broker")), **self.where))
+            return
         self.findings.append(Finding.make(
             "stale_epoch_rejected", INFO,
             f"the controller rejected an AlterPartition from broker {attrs.get('requesting_broker')} carrying "
@@ -434,6 +444,18 @@ class PartitionReplay(EpochChecks):
             f"{event.get('partition_epoch')} (the leader's view was stale; it retries with fresh metadata)",
             [ref_of(event)], controller_epoch=event.get("controller_epoch"), ts=event.get("ts"),
             kind="stale_partition_epoch", broker=_int(attrs.get("requesting_broker")), **self.where))
+
+
+def _rejection_reason(event: dict, attrs: dict) -> str:
+    """Why the controller rejected an AlterPartition (the forms of kraft.lark without a partition epoch)."""
+    if attrs.get("request_leader_epoch") is not None:
+        return f"its leader epoch {attrs['request_leader_epoch']} is not the current {event.get('leader_epoch')}"
+    if attrs.get("new_isr") is not None:
+        return (f"the ISR {attrs['new_isr']} had more than one replica while the leader was still RECOVERING "
+                f"from an unclean election")
+    if event.get("leader") is not None:
+        return f"the current leader is {event['leader']}"
+    return "rejected"
 
 
 def _int(text) -> Optional[int]:
@@ -447,4 +469,13 @@ def replay_partition(events: list[dict], ctx: ClusterContext, cfg: ReplayConfig 
     """Replay every line of one partition (events of a single (cluster, topic, partition))."""
     if not events:
         return ReplayResult()
-    return PartitionReplay(events, ctx, cfg).run()
+    if not has_metadata(events):
+        result = PartitionReplay(events, ctx, cfg).run()
+        result.findings = kraft_unclean_lines(events, result.findings, cfg.cluster)  # KRaft logs without a dump
+        return result
+    # KRaft metadata records are the partition's history (statemachines/kraft.py); the log lines
+    # still go through the line replay for their own checks, but its timelines give way.
+    kraft = replay_kraft_partition(events, ctx, cfg.cluster)
+    lines = [e for e in events if e["event_type"] not in RECORD_TYPES]
+    found = PartitionReplay(lines, ctx, cfg).run().findings if lines else []
+    return ReplayResult(kraft.partition_intervals, kraft.replica_intervals, kraft.findings + found)

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
-from .cluster import ACTING_TYPES, CLUSTER_EVENT_TYPES, ClusterContext, build_cluster_context
+from .cluster import ACTING_TYPES, ClusterContext, build_cluster_context, is_cluster_row
 from .findings import Finding, ref_of
+from .kraft import resolve_metadata_events
 from .replay import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from .stale_epochs import group_key, is_stale_epoch_event, stale_epoch_finding
 
@@ -49,12 +50,12 @@ def replay_all(events: Iterable[dict], cluster_of: Callable[[dict], str] = lambd
                user_version: Optional[str] = None, skew_seconds: float = 2.0) -> LocalReplay:
     """Replay every event (dicts shaped like rows of the ``events`` table, ``attrs`` a dict)."""
     by_cluster: dict[str, list[dict]] = {}
-    for e in events:
+    for e in resolve_metadata_events(list(events)):  # KRaft records: topic names by id, removals
         by_cluster.setdefault(cluster_of(e), []).append(e)
     out = LocalReplay()
     for cluster in sorted(by_cluster):
         evs = by_cluster[cluster]
-        cluster_lines = sorted((e for e in evs if e["event_type"] in CLUSTER_EVENT_TYPES and e.get("ts") is not None),
+        cluster_lines = sorted((e for e in evs if is_cluster_row(e) and e.get("ts") is not None),
                                key=_time_key)
         ctx = build_cluster_context(cluster, cluster_lines, controller_activity(evs), skew_seconds)
         out.contexts[cluster] = ctx

@@ -796,6 +796,14 @@ KRAFT = [
     ("kr-unclean-builder", L(f"Setting new leader for topicId {UUID}, partition 7 to 3 using an unclean election",
                              "INFO", "org.apache.kafka.controller.PartitionChangeBuilder"),
      "unclean_leader_election", {"partition": 7, "leader": 3, "attrs.topic_id": UUID}),
+    # PartitionRegistration.maybeLogPartitionChange with ReplicationControlManager's logger (3.0.2+)
+    ("kr-unclean-change", Q(f"[QuorumController id=2] UNCLEAN partition change for orders-7 with topic ID {UUID}: "
+                            "isr: [1] -> [3], leader: -1 -> 3, leaderRecoveryState: RECOVERED -> RECOVERING, "
+                            "leaderEpoch: 4 -> 5, partitionEpoch: 9 -> 10", "INFO",
+                            "org.apache.kafka.controller.ReplicationControlManager"),
+     "kraft_unclean_partition_change", {"topic": "orders", "partition": 7, "controller_id": 2, "attrs.topic_id": UUID,
+                                        "attrs.detail": "isr: [1] -> [3], leader: -1 -> 3, leaderRecoveryState: "
+                                        "RECOVERED -> RECOVERING, leaderEpoch: 4 -> 5, partitionEpoch: 9 -> 10"}),
     ("kr-unclean-39", Q("[QuorumController id=1] Triggering unclean leader election for offline partition orders-7.",
                         "ERROR"), "unclean_leader_election", {"topic": "orders", "partition": 7}),
     ("kr-validate-create", Q("[QuorumController id=1] Validate-only CreateTopics result(s): CreatableTopic(name="

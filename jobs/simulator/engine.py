@@ -75,6 +75,7 @@ class Simulation:
         self.notes: list[tuple[str, dict]] = []
         self.truth = Truth()
         self.stale_candidates: list[dict] = []  # KAFKA-3143 states, kept unless the broker returns in-epoch
+        self.extra_files: list[str] = []  # files written outside LogOutput (the KRaft metadata dump)
         if self.prof.kraft:
             from .kraft_ops import KraftOps
 
@@ -115,6 +116,15 @@ class Simulation:
         p.recovering = False
         p.zk_version += 1
 
+    def write_metadata_dump(self) -> dict:
+        """KRaft: write the ``kafka-dump-log --cluster-metadata-decoder`` view of the simulated
+        ``__cluster_metadata`` log; returns {offset: line number} for evidence."""
+        name, records, lines, line_of = self.ops.mlog.write(self.out.root, self.out.manifest)
+        self.extra_files.append(name)
+        self.out.records += records
+        self.out.lines += lines
+        return line_of
+
     # ---- lifecycle -------------------------------------------------------------------------------
     def boot(self, controller: Optional[int] = None) -> None:
         """Start every broker; ``controller`` (default: the lowest id) wins the first election."""
@@ -128,7 +138,7 @@ class Simulation:
             if not cand["resolved"]:
                 f = cand["finding"]
                 self.truth.add(f.pop("rule"), **f)
-        files = self.out.close()
+        files = sorted(self.out.close() + self.extra_files)
         meta = {
             "scenario": scenario,
             "description": description,

@@ -14,7 +14,10 @@ from typing import Iterable, Optional, Sequence
 
 from kafka_forensics.parsers.errors import UsageError
 
+from .metadata_log import MetadataLog
 from .model import NO_LEADER, OFFLINE_P, ONLINE_P, Controller, Partition, Topic
+
+METADATA_VERSION = 21  # 3.9-IV0, the default of 3.9.0 (SC:MetadataVersion.java@3.9.0-rc3)
 
 
 class KraftOps:
@@ -28,11 +31,18 @@ class KraftOps:
         self.suppress_failover_offline = False
         self.registered: dict[int, bool] = {}  # broker -> fenced?
         self.incarnations: dict[int, str] = {}
+        self.mlog = MetadataLog()  # the __cluster_metadata records (written when a scenario asks)
+        self.last_isr_record = None  # the last AlterPartition record (a fault may drop it from the dump)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _offset(self, n: int = 1) -> int:
         self.cl.metadata_offset += n
         return self.cl.metadata_offset
+
+    def _rec(self, offset: int, rtype: Optional[str], data: Optional[dict] = None, version: int = 0,
+             solo: bool = False):
+        """Keep the metadata record written at ``offset`` (no RNG, no clock: the logs stay the same)."""
+        return self.mlog.add(offset, self.clock.now, self.cl.epoch, rtype, data, version, solo)
 
     def _nodes(self) -> list[int]:
         """Controller nodes that replay the metadata log (combined mode: every live node)."""
@@ -42,18 +52,21 @@ class KraftOps:
         return {b for b, fenced in self.registered.items() if not fenced and self.cl.brokers[b].alive
                 and not self.cl.brokers[b].shutting_down}
 
-    def _set(self, p: Partition, leader: int, isr: Sequence[int]) -> bool:
+    def _set(self, p: Partition, leader: int, isr: Sequence[int], recovery: Optional[int] = None,
+             solo: bool = False) -> bool:
         """Apply one PartitionChangeRecord (no record for a no-op, §7.2)."""
         isr = list(isr)
         if leader == p.leader and isr == p.isr:
             return False
+        change = MetadataLog.partition_change(p, isr if isr != p.isr else None,
+                                              leader if leader != p.leader else None, recovery)
         if leader != p.leader:
             p.leader_epoch += 1
         p.leader = leader
         p.isr = isr
         p.zk_version += 1
         p.state = ONLINE_P if leader >= 0 else OFFLINE_P
-        self._offset()
+        self._rec(self._offset(), "PARTITION_CHANGE_RECORD", change, 1, solo)
         return True
 
     def apply(self, parts: Sequence[Partition]) -> None:
@@ -96,7 +109,7 @@ class KraftOps:
                     T.sc_b_recovered(b, p)
                     p.recovering = False
                     p.zk_version += 1
-                    self._offset()
+                    self._rec(self._offset(), "PARTITION_CHANGE_RECORD", MetadataLog.partition_change(p, recovery=0), 1)
 
     def _elect_online(self, p: Partition, exclude: Optional[int] = None) -> int:
         """ONLINE election: keep a valid leader, else the first valid replica in replica order."""
@@ -114,6 +127,10 @@ class KraftOps:
         old = cl.controller
         cl.epoch += 1
         offset = self._offset()
+        if old is None:  # bootstrap: metadata.version is the first record of a new cluster
+            self.mlog.add(offset - 1, self.clock.now, cl.epoch, "FEATURE_LEVEL_RECORD",
+                          {"name": "metadata.version", "featureLevel": METADATA_VERSION})
+        self._rec(offset, None)  # the new Raft leader's LEADER_CHANGE control record
         c = Controller(bid, cl.epoch, cl.epoch)
         for n in self._nodes():
             if old is not None and n == old.id and n != bid:
@@ -159,6 +176,8 @@ class KraftOps:
         incarnation = self.sim.new_uuid()
         previous = self.incarnations.get(b)
         self.incarnations[b] = incarnation
+        self._rec(br.broker_epoch, "REGISTER_BROKER_RECORD",
+                  MetadataLog.register_broker(b, incarnation, br.broker_epoch), 3)
         T.ctl_register(c.id, b, incarnation, br.broker_epoch, True, previous)
         for n in self._nodes():
             if n != c.id:
@@ -174,7 +193,8 @@ class KraftOps:
         leaderless = [p for p in self.cl.partitions() if p.leader < 0 and b in p.isr and not p.topic.deleting]
         if leaderless:
             T.ctl_changing(c.id, "handleBrokerUnfenced", len(leaderless))
-        self._offset()
+        self._rec(self._offset(), "BROKER_REGISTRATION_CHANGE_RECORD",
+                  MetadataLog.registration_change(b, br.broker_epoch, -1, 0), 2)
         for n in self._nodes():
             T.ctl_registration_change(n, b, br.broker_epoch, -1, 0)
         changed = [p for p in leaderless if self._set(p, b, p.isr)]
@@ -198,7 +218,8 @@ class KraftOps:
                 p.isr = p_isr_backup
             if self._set(p, leader, isr):
                 changed.append(p)
-        self._offset()
+        self._rec(self._offset(), "BROKER_REGISTRATION_CHANGE_RECORD",
+                  MetadataLog.registration_change(b, self.cl.brokers[b].broker_epoch, 1, 0), 2)
         for n in self._nodes():
             T.ctl_registration_change(n, b, self.cl.brokers[b].broker_epoch, 1, 0)
         self.apply(changed)
@@ -233,13 +254,19 @@ class KraftOps:
                 continue
             old_isr, old_leader, old_le, old_pe = list(p.isr), p.leader, p.leader_epoch, p.zk_version
             ref2 = T.ctl_unclean_builder(c.id, p, leader)
-            self._set(p, leader, [leader])
+            self._set(p, leader, [leader], recovery=1)
             p.recovering = True
             ref3 = T.ctl_unclean_change(c.id, p, old_isr, old_leader, old_le, old_pe)
             self.sim.note("unclean", ref=ref3, ctl_ref=ref1, extra=ref2, partition=p, controller=c, old_isr=old_isr)
             n += 1
             self.apply([p])
         T.ctl_periodic(c.id, "maybeElectUncleanLeaders", n, self.sim.rng.randint(50, 900))
+
+    def fault_elect_fenced(self, p: Partition, b: int) -> None:
+        """Fault: a controller bug writes fenced broker ``b`` as leader (LeaderAcceptor bypassed)."""
+        self.clock.tick(5, 50)
+        if self._set(p, b, p.isr if b in p.isr else p.isr + [b]):
+            self.apply([p])
 
     # ---- ISR changes through AlterPartition ------------------------------------------------------
     def isr_change(self, p: Partition, new_isr: Sequence[int]) -> None:
@@ -250,9 +277,10 @@ class KraftOps:
         p.leo += self.sim.rng.randint(200, 5000)
         if len(new_isr) < len(old):
             self.T.isr_shrink(p.leader, p, old, new_isr)
+        change = MetadataLog.partition_change(p, isr=new_isr)
         p.isr = list(new_isr)
         p.zk_version += 1
-        self._offset()
+        self.last_isr_record = self._rec(self._offset(), "PARTITION_CHANGE_RECORD", change, 1, solo=True)
         ref = self.T.isr_updated(p.leader, p)
         p.hw = p.leo
         self.sim.note("isr_change", ref=ref, partition=p, old=old, new=list(new_isr))
@@ -278,10 +306,14 @@ class KraftOps:
         self.cl.topics[name] = t
         self.clock.tick(50, 300)
         T.ctl_topic_created(c.id, name, len(assignment), len(assignment[0]))
-        self._offset(1 + len(t.partitions))
+        last = self._offset(1 + len(t.partitions))
         for p in t.partitions:
             p.isr = [r for r in p.replicas if r in ok]
             p.leader, p.leader_epoch, p.zk_version, p.state = p.isr[0], 0, 0, ONLINE_P
+        first = last - len(t.partitions)
+        self._rec(first, "TOPIC_RECORD", {"name": name, "topicId": t.topic_id})
+        for p in t.partitions:
+            self._rec(first + 1 + p.index, "PARTITION_RECORD", MetadataLog.partition_record(p), 1)
         for n in self._nodes():
             T.ctl_topic_replayed(n, name, t.topic_id)
             for p in t.partitions:
@@ -292,7 +324,7 @@ class KraftOps:
     def delete_topic(self, name: str) -> None:
         T, t = self.T, self.cl.topics[name]
         self.clock.tick(50, 300)
-        self._offset()
+        self._rec(self._offset(), "REMOVE_TOPIC_RECORD", {"topicId": t.topic_id})
         for n in self._nodes():
             T.ctl_remove_topic(n, name, t.topic_id)
         for b in sorted(self.cl.live()):
@@ -315,7 +347,8 @@ class KraftOps:
         affected = [p for p in self.cl.partitions() if (b in p.isr or p.leader == b) and not p.topic.deleting]
         if affected:
             T.ctl_changing(c.id, f"enterControlledShutdown[{b}]", len(affected))
-        self._offset()
+        self._rec(self._offset(), "BROKER_REGISTRATION_CHANGE_RECORD",
+                  MetadataLog.registration_change(b, br.broker_epoch, 0, 1), 2)
         for n in self._nodes():
             T.ctl_registration_change(n, b, br.broker_epoch, 0, 1)
         changed = []
@@ -331,8 +364,11 @@ class KraftOps:
         self.apply(changed)
         self.clock.tick(500, 3000)
         cs_offset = self.cl.metadata_offset
-        T.ctl_cs_done(c.id, b, self._offset(), cs_offset)
-        self._offset()
+        noop = self._offset()
+        T.ctl_cs_done(c.id, b, noop, cs_offset)
+        self._rec(noop, "NO_OP_RECORD")
+        self._rec(self._offset(), "BROKER_REGISTRATION_CHANGE_RECORD",
+                  MetadataLog.registration_change(b, br.broker_epoch, 1, 0), 2)
         for n in self._nodes():
             T.ctl_registration_change(n, b, br.broker_epoch, 1, -1)
         self.registered[b] = True

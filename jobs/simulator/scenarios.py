@@ -14,6 +14,7 @@ from kafka_forensics.parsers.errors import UsageError
 
 from . import faults
 from .engine import SimResult, Simulation
+from .metadata_log import DumpSegment
 from .profile import PROFILES
 from .readme import write_readme
 
@@ -281,6 +282,55 @@ def skew_and_shared_file(sim: Simulation) -> None:
     ops.preferred_election(list(sim.cluster.partitions()), "AutoTriggered")
 
 
+def kraft_metadata(sim: Simulation) -> None:
+    """A 3.9 KRaft cluster whose ``__cluster_metadata`` log is dumped next to the logs
+    (``metadata/__cluster_metadata-0/*.log.dump``, as ``kafka-dump-log.sh --cluster-metadata-decoder``
+    prints it), with three faults: the batch holding the ISR shrink of ``payments-1`` is missing
+    from the dump (the brokers later report a partition epoch no record reaches); after broker 2 is
+    fenced a controller bug makes it leader of ``payments-0`` again; broker 1 logs leadership of
+    ``payments-2`` that no metadata record gives it."""
+    ops = sim.ops
+    ops.mlog.enabled = True
+    sim.boot(controller=3)
+    _wait(sim, 30_000, 60_000)
+    t = ops.create_topic("payments", [[2, 1, 3], [2, 3, 1], [3, 1, 2]])
+    p0, p1, p2 = t.partitions
+    epoch = sim.cluster.controller.epoch
+    _wait(sim, 60_000, 120_000)
+    phantom = sim.T.sc_leader(1, p2, None, -1)
+    sim.truth.add("metadata_view_mismatch", evidence=[phantom], topic="payments", partition=2,
+                  controller_epoch=epoch, note="broker 1 says it leads payments-2 at leader epoch 0; the record "
+                  "that made partition epoch 0 has leader 3")
+    _wait(sim, 5_000, 20_000)
+    ops.lag_out(p1, [1])
+    dropped = ops.last_isr_record
+    dropped.dropped = True
+    _wait(sim, 5_000, 20_000)
+    ops.lag_out(p0, [1, 3])
+    _wait(sim, 5_000, 20_000)
+    with sim.out.capture() as lines:
+        _crash(sim, 2)
+    views = [ref for ref, _b, _k, msg in lines if "payments-1 " in msg and "starts at leader epoch" in msg]
+    sim.truth.add("partition_epoch_gap", evidence=views, topic="payments", partition=1,
+                  controller_epoch=sim.cluster.controller.epoch,
+                  note=f"brokers apply partition epoch {p1.zk_version}; without the dropped record the dump "
+                  f"reaches {p1.zk_version - 1}")
+    _wait(sim, 5_000, 20_000)
+    with sim.out.capture() as lines:
+        ops.fault_elect_fenced(p0, 2)
+    views = [ref for ref, _b, _k, msg in lines if "payments-0 " in msg]
+    sim.truth.add("leader_on_fenced_broker", evidence=views, topic="payments", partition=0,
+                  controller_epoch=sim.cluster.controller.epoch,
+                  note="PartitionChangeRecord makes fenced broker 2 the leader of payments-0")
+    _wait(sim, 30_000, 60_000)
+    line_of = sim.write_metadata_dump()
+    around = [e for e in ops.mlog.entries if e.offset in (dropped.offset - 1, dropped.offset + 1)]
+    sim.truth.add("metadata_offset_gap", evidence=[(DumpSegment(ops.mlog.name), line_of[e.offset], e.ms)
+                                                   for e in sorted(around, key=lambda e: e.offset)],
+                  controller_epoch=dropped.epoch,
+                  note=f"the dump skips offset {dropped.offset} (the dropped batch) between two batches of one segment")
+
+
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
     Scenario("clean-failover", "controller resignation and session-expiry failovers, nothing stale", clean_failover,
              ALL_VERSIONS),
@@ -296,6 +346,8 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
     Scenario("illegal-transition", "one transition the state machine forbids", illegal_transition, ZK_VERSIONS),
     Scenario("lost-segment", "a contiguous run of controller state-change lines is missing", lost_segment,
              ZK_VERSIONS),
+    Scenario("kraft-metadata", "KRaft metadata dump: a missing record, a fenced leader, a broker view no record "
+             "explains", kraft_metadata, ("3.9-kraft",)),
     Scenario("skew-and-shared-file", "one broker's clock skewed, two brokers sharing log files",
              skew_and_shared_file, ALL_VERSIONS),
 )}

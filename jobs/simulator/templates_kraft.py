@@ -169,11 +169,13 @@ class KraftTemplates(TemplatesBase):
                           {"partition": p.index, "leader": leader})
 
     def ctl_unclean_change(self, n, p: Partition, old_isr, old_leader, old_le, old_pe):
-        # ReplicationControlManager@3.9.0-rc3 INFO "UNCLEAN partition change for ..." (§7.5).
+        # PartitionRegistration.maybeLogPartitionChange with ReplicationControlManager's logger@3.9.0-rc3
+        # INFO "UNCLEAN partition change for ..." (§7.5; kraft.lark kraft_unclean_partition_change).
         return self.o.ctl(n, INFO, RCM, f"{self.q(n)}UNCLEAN partition change for {p.name} with topic ID {p.topic_id}: "
                           f"isr: {jlist(old_isr)} -> {jlist(p.isr)}, leader: {old_leader} -> {p.leader}, "
                           f"leaderRecoveryState: RECOVERED -> RECOVERING, leaderEpoch: {old_le} -> {p.leader_epoch}, "
-                          f"partitionEpoch: {old_pe} -> {p.zk_version}", "other")
+                          f"partitionEpoch: {old_pe} -> {p.zk_version}", "kraft_unclean_partition_change",
+                          {"topic": p.topic.name, "partition": p.index})
 
     def ctl_periodic(self, n, task: str, records: int, micros: int):
         # QuorumController@3.9.0-rc3 (kraft_periodic_task__v39).

@@ -1,0 +1,111 @@
+"""``analyze``: parse → replay → check → report in one Spark session, with what to print at the end.
+
+Each stage is the same function its own subcommand runs (``run_parse``, ``replay_events``,
+``run_check``, ``build_report``), so ``analyze DIR`` leaves exactly the tables, ``verdict.json``
+and report the four commands would have. Stages report to a ``progress`` callback (start, end
+with counts) so the command can show them; only aggregates reach the driver.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from kafka_forensics.parsers.errors import InputError
+from kafka_forensics.statemachines.findings import SEVERITIES
+
+STAGES = ("parse", "replay", "check", "report")
+Progress = Callable[[str, str, dict], None]  # (stage, "start" | "done", counts)
+
+
+@dataclass
+class AnalyzeResult:
+    out_dir: str
+    report_path: str
+    parse: Any = None  # ParseSummary
+    replay: Any = None  # ReplaySummary
+    verdict: Any = None  # check_job.Verdict
+    report: Any = None  # report_job.ReportSummary
+    window: tuple = (None, None)  # first and last timestamp of the events (UTC)
+    controllers: list[dict] = field(default_factory=list)  # per cluster: epochs, controller ids, failovers
+    by_severity: dict[str, int] = field(default_factory=dict)
+    top_findings: list[dict] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when expectations failed, else 0 (input errors never get here: they raise, exit 2)."""
+        if self.verdict is None:
+            return 0
+        return int(getattr(self.verdict, "exit_code", 0 if self.verdict.passed else 1))
+
+
+def _quiet(stage: str, phase: str, counts: dict) -> None:
+    return None
+
+
+def run_analyze(spark: SparkSession, inputs: list[str], out_dir: str, report_path: str, parse_options,
+                replay_options, check_config=None, top_findings: int = 5, top_partitions: int = 20,
+                progress: Progress = _quiet) -> AnalyzeResult:
+    from .check_job import run_check
+    from .parse_job import run_parse
+    from .replay_job import replay_events, validate_options
+    from .report_job import build_report
+
+    validate_options(replay_options)
+    result = AnalyzeResult(out_dir=out_dir, report_path=report_path)
+
+    def stage(name: str, action: Callable[[], Any], counts: Callable[[Any], dict]) -> Any:
+        progress(name, "start", {})
+        began = time.monotonic()
+        value = action()
+        result.seconds[name] = time.monotonic() - began
+        progress(name, "done", {**counts(value), "seconds": result.seconds[name]})
+        return value
+
+    result.parse = stage("parse", lambda: run_parse(spark, list(inputs), out_dir, parse_options),
+                         lambda p: {"lines": p.lines_read, "records": p.records, "quarantined": p.quarantined,
+                                    "files": len(p.files), "reconciled": p.reconciled})
+    if result.parse.records == 0:
+        raise InputError(f"no recognisable Kafka log lines in {', '.join(map(str, inputs))}")
+    events = spark.read.parquet(f"{out_dir}/events")
+    result.replay = stage("replay", lambda: replay_events(spark, events, out_dir, replay_options),
+                          lambda r: {"partitions": r.partitions, "controllers": r.controllers,
+                                     "findings": r.findings})
+    result.verdict = stage("check", lambda: run_check(spark, out_dir, check_config),
+                           lambda v: {"passed": bool(v.passed)})
+    result.report = stage("report", lambda: build_report(spark, out_dir, report_path, top_partitions=top_partitions),
+                          lambda r: {"bytes": r.size_bytes})
+    summarize(spark, result, top_findings)
+    return result
+
+
+def summarize(spark: SparkSession, result: AnalyzeResult, top_findings: int = 5) -> None:
+    """Window, controllers and failovers, findings by severity and the most severe ones (all bounded)."""
+    from .replay_job import collect_arrow
+
+    out = result.out_dir
+    span = collect_arrow(spark.read.parquet(f"{out}/events").agg(F.min("ts").alias("first"), F.max("ts").alias("last")))
+    result.window = (span[0]["first"], span[0]["last"]) if span else (None, None)
+    result.controllers = collect_arrow(
+        spark.read.parquet(f"{out}/controllers").groupBy("cluster")
+        .agg(F.count(F.lit(1)).alias("epochs"), F.sort_array(F.collect_set("controller_id")).alias("ids"),
+             F.min("controller_epoch").alias("first_epoch"), F.max("controller_epoch").alias("last_epoch"))
+        .orderBy("cluster"))
+    for row in result.controllers:
+        row["failovers"] = max(0, row["epochs"] - 1)  # each new epoch after the first is a controller change
+    findings = spark.read.parquet(f"{out}/findings")
+    counts = {r["severity"]: r["count"] for r in collect_arrow(findings.groupBy("severity").count())}
+    result.by_severity = {s: int(counts[s]) for s in SEVERITIES if counts.get(s)}
+    rank = F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity"))
+    result.top_findings = collect_arrow(
+        findings.withColumn("_rank", rank).orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
+        .select("rule", "severity", "topic", "partition", "replica", "controller_epoch", "ts", "summary", "evidence")
+        .limit(top_findings)) if top_findings else []
+
+
+__all__ = ["AnalyzeResult", "STAGES", "run_analyze", "summarize"]

@@ -1,0 +1,295 @@
+"""The data-quality job: GX suites over the replay's tables -> validation results, Data Docs, a verdict.
+
+``run_check(spark, out_dir, config)`` needs the tables ``run_replay`` wrote under ``out_dir``. It
+caches them once, counts them (one pass each, which also fills the cache), and runs each suite as
+one GX validation over its cached table; every custom expectation is one query (a row count and a
+bounded sample), so the number of Spark passes depends on the suites, never on the input size.
+
+Writes under ``out_dir``:
+- ``validation/<suite>.json``  the GX suite validation result;
+- ``data_docs/index.html``     GX Data Docs, from a file-backed context in ``out_dir/gx``
+                               (a local temp dir, then copied, when ``out_dir`` is remote);
+- ``verdict.json``             pass/fail and why - written atomically (temp file + rename) and
+                               always, also when the check fails with an error (``error`` field).
+
+A scheduler should read ``verdict.json`` rather than trust the exit code: some spark-submit
+cluster modes lose the driver's exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from pyspark.sql import DataFrame, SparkSession
+
+from kafka_forensics.parsers.errors import InputError, JobError, KafkaForensicsError
+
+from .check_config import CheckConfig, load_check_config
+from .fs import path_exists, write_text
+
+VERDICT = "verdict.json"
+VERDICT_VERSION = 1
+REPLAY_TABLES = ("events", "quarantine", "files", "partition_timeline", "replica_timeline", "controllers", "brokers",
+                 "findings")
+
+
+@dataclass
+class Verdict:
+    """What a scheduler acts on. ``exit_code``: 0 passed, 1 expectations failed, 2 input/config error, 3 bug."""
+
+    passed: bool
+    exit_code: int
+    out_dir: str
+    error: Optional[str] = None
+    failed_expectations: list[str] = field(default_factory=list)  # "suite.expectation" that fail the check
+    warnings: list[str] = field(default_factory=list)  # failed, but with a severity that does not fail it
+    suites: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    findings_by_rule: dict[str, Any] = field(default_factory=dict)
+    thresholds: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[str, Any] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdict_version": VERDICT_VERSION, "passed": self.passed, "exit_code": self.exit_code,
+                "error": self.error, "failed_expectations": self.failed_expectations, "warnings": self.warnings,
+                "suites": self.suites, "counts": self.counts, "findings_by_rule": self.findings_by_rule,
+                "thresholds": self.thresholds, "inputs": self.inputs, "versions": self.versions,
+                "out_dir": self.out_dir, "outputs": self.outputs}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False, ensure_ascii=False, default=str) + "\n"
+
+
+# ---- files ------------------------------------------------------------------------------------------
+def is_local(path: str) -> bool:
+    return "://" not in path or path.startswith("file://")
+
+
+def _local(path: str) -> str:
+    return path[len("file://"):] if path.startswith("file://") else path
+
+
+def write_atomically(spark: Optional[SparkSession], path: str, text: str) -> None:
+    """Write a whole file so a reader sees the old one or the new one, never half: temp + rename.
+    Local paths need no Spark; others go through Hadoop's FileSystem (rename is atomic on HDFS;
+    on object stores a rename is a copy, still never a partial object)."""
+    if is_local(path):
+        target = _local(path)
+        os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+        tmp = f"{target}.{uuid.uuid4().hex}.tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+        return
+    if spark is None:
+        raise JobError(f"cannot write {path} without a Spark session")
+    jvm = spark.sparkContext._jvm
+    target = jvm.org.apache.hadoop.fs.Path(path)
+    tmp = jvm.org.apache.hadoop.fs.Path(f"{path}.{uuid.uuid4().hex}.tmp")
+    fs = target.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    write_text(spark, str(tmp), text)
+    if fs.exists(target):
+        fs.delete(target, False)
+    if not fs.rename(tmp, target):
+        raise JobError(f"could not move {tmp} to {path}")
+
+
+def read_small_text(spark: SparkSession, path: str) -> Optional[str]:
+    """A small file (a summary JSON) as text, or None if it does not exist."""
+    if is_local(path):
+        try:
+            with open(_local(path), encoding="utf-8") as handle:
+                return handle.read()
+        except FileNotFoundError:
+            return None
+    if not path_exists(spark, path):
+        return None
+    return "\n".join(r[0] for r in spark.read.text(path, wholetext=True).collect())
+
+
+def _copy_tree_to(spark: SparkSession, local_dir: str, target: str) -> None:
+    if is_local(target):
+        shutil.rmtree(_local(target), ignore_errors=True)
+        shutil.copytree(local_dir, _local(target))
+        return
+    jvm = spark.sparkContext._jvm
+    dst = jvm.org.apache.hadoop.fs.Path(target)
+    fs = dst.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    fs.delete(dst, True)
+    fs.copyFromLocalFile(False, True, jvm.org.apache.hadoop.fs.Path(local_dir), dst)
+
+
+# ---- verdict ----------------------------------------------------------------------------------------
+def versions(spark: Optional[SparkSession] = None) -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for dist in ("kafka-forensics", "great-expectations", "pyspark"):
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            out[dist] = "unknown"
+    if spark is not None:
+        out["spark"] = spark.version
+    return out
+
+
+def error_verdict(out_dir: str, err: BaseException, config: Optional[CheckConfig] = None,
+                  inputs_info: Optional[dict] = None, spark: Optional[SparkSession] = None) -> Verdict:
+    """The verdict of a check that could not run (input/config error: exit 2; anything else: 3)."""
+    code = err.exit_code if isinstance(err, KafkaForensicsError) else 3
+    text = str(err) if isinstance(err, KafkaForensicsError) else f"internal error: {type(err).__name__}: {err}"
+    return Verdict(passed=False, exit_code=code, out_dir=out_dir, error=text,
+                   thresholds=config.to_dict() if config else {}, inputs=inputs_info or {}, versions=versions(spark))
+
+
+def write_verdict(spark: Optional[SparkSession], verdict: Verdict) -> None:
+    write_atomically(spark, f"{verdict.out_dir}/{VERDICT}", verdict.to_json())
+
+
+def _summarise_suite(suite: str, result: dict, config: CheckConfig) -> tuple[dict, list[str], list[str]]:
+    """(suite entry of verdict.json, failing names, warning names) from one GX suite result."""
+    expectations, failed, warned = {}, [], []
+    for r in result["results"]:
+        cfg = r["expectation_config"]
+        meta = cfg.get("meta") or {}
+        key = meta.get("kf_key", cfg["type"])
+        res = r.get("result") or {}
+        raised = (r.get("exception_info") or {}).get("raised_exception", False)
+        count = res.get("observed_value") if "unexpected_count" not in res else res.get("unexpected_count")
+        samples = (res.get("details") or {}).get("unexpected_rows")
+        if samples is None and res.get("partial_unexpected_index_list"):
+            samples = [{"evidence": f"{x.get('source_file')}:{x.get('line_no')}", "value": x.get(cfg["kwargs"].get(
+                "column"))} for x in res["partial_unexpected_index_list"]]
+        severity = cfg.get("severity", "critical")
+        entry = {"success": bool(r["success"]), "severity": severity, "rule": meta.get("kf_rule"),
+                 "unexpected_count": count if isinstance(count, int) else None,
+                 "samples": (samples or [])[:config.sample_rows] if not r["success"] else []}
+        if raised:
+            entry["error"] = (r.get("exception_info") or {}).get("exception_message")
+        expectations[key] = entry
+        if not r["success"]:
+            (failed if severity in config.fail_on else warned).append(f"{suite}.{key}")
+    stats = result.get("statistics", {})
+    return ({"success": not failed, "evaluated": stats.get("evaluated_expectations"),
+             "unsuccessful": stats.get("unsuccessful_expectations"), "expectations": expectations}, failed, warned)
+
+
+# ---- the job ----------------------------------------------------------------------------------------
+def require_replay_tables(spark: SparkSession, out_dir: str) -> None:
+    missing = [t for t in REPLAY_TABLES if not path_exists(spark, f"{out_dir}/{t}")]
+    if missing or not path_exists(spark, f"{out_dir}/replay_summary.json"):
+        what = ", ".join(missing) if missing else "replay_summary.json"
+        raise InputError(f"{out_dir} holds no complete replay output (missing {what}): run "
+                         f"`kafka-forensics check INPUT... --out {out_dir}` or `kafka-forensics replay` first")
+
+
+def _load_tables(spark: SparkSession, out_dir: str) -> dict[str, DataFrame]:
+    from pyspark import StorageLevel
+
+    return {t: spark.read.parquet(f"{out_dir}/{t}").persist(StorageLevel.MEMORY_AND_DISK) for t in REPLAY_TABLES}
+
+
+def _run_suites(spark: SparkSession, out_dir: str, config: CheckConfig, tables: dict[str, DataFrame],
+                gx_root: str, timings: Optional[dict] = None) -> dict[str, dict]:
+    import time
+
+    from kafka_forensics.expectations import gx_run
+    from kafka_forensics.expectations.suites import EVIDENCE_COLUMNS, SUITE_TABLES, SuiteSettings, expectations_for
+    from kafka_forensics.expectations.views import register_views
+
+    settings = SuiteSettings(max_quarantine_rate=config.max_quarantine_rate,
+                             clock_skew_seconds=config.clock_skew_seconds, severity=config.severity)
+    register_views(spark, tables)
+    results = {}
+    with gx_run.quiet_gx():
+        context = gx_run.open_context(f"{gx_root}/gx", f"{gx_root}/data_docs")
+        for suite in config.suites:
+            started = time.perf_counter()
+            table = SUITE_TABLES[suite]
+            results[suite] = gx_run.validate(context, suite, table, tables[table], expectations_for(suite, settings),
+                                             evidence_columns=EVIDENCE_COLUMNS.get(suite))
+            if timings is not None:
+                timings[suite] = time.perf_counter() - started
+        gx_run.build_docs(context)
+    return results
+
+
+def run_check(spark: SparkSession, out_dir: str, config: Optional[CheckConfig] = None,
+              inputs_info: Optional[dict] = None, timings: Optional[dict] = None) -> Verdict:
+    """Run the configured suites over the replay tables in ``out_dir``; write results and the verdict.
+
+    Returns the verdict (``passed``/``exit_code`` 0 or 1). On an error the verdict is written with
+    ``error`` set and the error is raised again (``InputError`` exit 2 when the tables are missing,
+    ``JobError`` for a Spark/GX failure). ``timings``, if given, receives seconds per suite.
+    """
+    config = config or load_check_config(None)
+    out_dir = out_dir.rstrip("/") or out_dir
+    tables: dict[str, DataFrame] = {}
+    try:
+        require_replay_tables(spark, out_dir)
+        tables = _load_tables(spark, out_dir)
+        counts = {name: df.count() for name, df in tables.items()}
+        local = is_local(out_dir)
+        gx_root = _local(out_dir) if local else tempfile.mkdtemp(prefix="kafka-forensics-gx-")
+        if local:
+            for sub in ("gx", "data_docs"):
+                shutil.rmtree(os.path.join(gx_root, sub), ignore_errors=True)
+        try:
+            results = _run_suites(spark, out_dir, config, tables, gx_root, timings)
+        except KafkaForensicsError:
+            raise
+        except Exception as err:
+            raise JobError(f"check job failed: {_short(err)}") from err
+        verdict = Verdict(passed=True, exit_code=0, out_dir=out_dir, counts=counts, thresholds=config.to_dict(),
+                          inputs=inputs_info or {}, versions=versions(spark))
+        summary = read_small_text(spark, f"{out_dir}/replay_summary.json")
+        verdict.findings_by_rule = json.loads(summary).get("findings_by_rule", {}) if summary else {}
+        for suite, result in results.items():
+            write_text(spark, f"{out_dir}/validation/{suite}.json",
+                       json.dumps(result, indent=2, sort_keys=True, default=str) + "\n")
+            verdict.suites[suite], failed, warned = _summarise_suite(suite, result, config)
+            verdict.failed_expectations += failed
+            verdict.warnings += warned
+        if not local:
+            _copy_tree_to(spark, f"{gx_root}/data_docs", f"{out_dir}/data_docs")
+            shutil.rmtree(gx_root, ignore_errors=True)
+        verdict.passed = not verdict.failed_expectations
+        verdict.exit_code = 0 if verdict.passed else 1
+        verdict.outputs = {"verdict": f"{out_dir}/{VERDICT}",
+                           "validation": [f"{out_dir}/validation/{s}.json" for s in results],
+                           "data_docs": f"{out_dir}/data_docs/index.html"}
+        write_verdict(spark, verdict)
+        return verdict
+    except BaseException as err:
+        if not isinstance(err, KeyboardInterrupt):
+            try:
+                write_verdict(spark, error_verdict(out_dir, err, config, inputs_info, spark))
+            except Exception:  # noqa: BLE001 - the original error is the one to report
+                pass
+        raise
+    finally:
+        if tables:
+            from kafka_forensics.expectations.views import drop_views
+
+            drop_views(spark)
+        for df in tables.values():
+            df.unpersist()
+
+
+def _short(err: Exception) -> str:
+    text = str(err).strip().splitlines()
+    return text[0][:500] if text else type(err).__name__
+
+
+__all__ = ["CheckConfig", "Verdict", "error_verdict", "load_check_config", "require_replay_tables", "run_check",
+           "write_atomically", "write_verdict"]
