@@ -28,6 +28,7 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 class InputFile:
     uri: str  # what Spark reads
     display: str  # what findings cite (the path as the user wrote it)
+    size: int = 0  # bytes on disk (as listed), for sizing shuffles
 
 
 def _display(uri: str, given: str) -> str:
@@ -75,10 +76,10 @@ def discover(spark: SparkSession, inputs: list[str]) -> list[InputFile]:
                     name = child.getPath().getName()
                     if LOG_NAME.match(name) or DUMP_NAME.match(name):
                         uri = child.getPath().toString()
-                        found.setdefault(uri, InputFile(uri, _display(uri, given)))
+                        found.setdefault(uri, InputFile(uri, _display(uri, given), child.getLen()))
             else:
                 uri = status.getPath().toString()
-                found.setdefault(uri, InputFile(uri, _display(uri, given)))
+                found.setdefault(uri, InputFile(uri, _display(uri, given), status.getLen()))
         if len(found) == before:
             raise InputError(
                 f"no Kafka log files under {given} (looked for state-change.log*, controller.log*, "

@@ -117,7 +117,22 @@ def merge_frame(spark: SparkSession, inputs: list[str], parse_options: ParseOpti
     for broker, seconds in sorted(options.clock_offsets.items()):
         offset_us = F.when(F.col("broker") == broker, F.lit(int(round(seconds * 1_000_000)))).otherwise(offset_us)
     keyed = records.withColumn("sort_us", F.unix_micros("ts") + offset_us)
-    return MergePlan(records=keyed, ordered=keyed.orderBy(F.col("sort_us").asc_nulls_last(), "source_file", "line_no"))
+    order = (F.col("sort_us").asc_nulls_last(), F.col("source_file"), F.col("line_no"))
+    ranges = keyed.repartitionByRange(sort_partitions(spark, files), *order)
+    return MergePlan(records=keyed, ordered=ranges.sortWithinPartitions(*order))
+
+
+SORTED_PARTITION_BYTES = 16 << 20  # the driver holds one sorted partition at a time (toLocalIterator)
+GZIP_RATIO = 8  # a Kafka log compresses about this much; a .gz file's listed size undercounts the text
+
+
+def sort_partitions(spark: SparkSession, files) -> int:
+    """Enough range partitions that each holds ~16 MB of log text, so streaming the merge to the
+    driver never needs more than that at once, however large the input (a fixed count made one
+    partition of a 1 M-line input too big for a 1 GB driver heap)."""
+    text_bytes = sum(f.size * (GZIP_RATIO if f.uri.endswith(".gz") else 1) for f in files)
+    default = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    return max(default, -(-text_bytes // SORTED_PARTITION_BYTES))
 
 
 def iter_merged(plan: MergePlan) -> Iterator[dict]:
