@@ -8,11 +8,11 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from .cli_common import debug_option, run_guarded
+from .cli_common import debug_option, make_console, run_guarded
 from .options import filter_options, input_options, parse_conf, parse_options_from
 from .replay_cmd import _print_finding, replay_options
 
-console = Console(stderr=False, highlight=False)
+console = make_console()
 _SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
 
 
@@ -146,7 +146,7 @@ def print_summary(result) -> None:
     verdict = result.verdict
     console.print("verdict     " + ("[green]PASSED[/green]: every expectation met" if verdict.passed
                                     else "[bold red]FAILED[/bold red]: expectations not met")
-                  + f" [dim]({escape(result.out_dir)}/verdict.json)[/dim]")
+                  + f" [dim]({escape(result.out_dir.rstrip('/') or result.out_dir)}/verdict.json)[/dim]")
     failed = list(getattr(verdict, "failed_expectations", []) or [])
     for name in failed[:5]:
         console.print(f"            [red]✗[/red] {escape(str(name))}")

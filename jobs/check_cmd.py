@@ -15,14 +15,13 @@ import sys
 from dataclasses import asdict
 
 import click
-from rich.console import Console
 from rich.markup import escape
 
-from .cli_common import debug_option, run_guarded
+from .cli_common import debug_option, make_console, run_guarded
 from .options import input_options, parse_conf, parse_options_from
 from .replay_cmd import replay_options
 
-console = Console(stderr=False, highlight=False)
+console = make_console()
 FINGERPRINT = "check_inputs.json"
 
 

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .cli_common import debug_option, run_guarded
+from .cli_common import debug_option, make_console, run_guarded
 from .options import filter_options, input_options, parse_conf, parse_options_from
 
 
@@ -93,12 +93,10 @@ def _compat(paths, flt, start_time, end_time, out) -> None:
 
 def _spark_merge(paths, flt, clock_skew, plain, out, kafka_version, layout, broker_from_path, timezone, master,
                  conf) -> None:
-    from rich.console import Console
-
     from .merge_job import MergeOptions, iter_merged, merge_frame, parse_clock_offsets, require_records, write_merged
     from .spark_session import build_session
 
-    status = Console(stderr=True, highlight=False)
+    status = make_console(stderr=True)
     options = parse_options_from(kafka_version, layout, broker_from_path, timezone)
     mopts = MergeOptions(event_filter=flt, clock_offsets=parse_clock_offsets(clock_skew))
     spark = build_session(master, parse_conf(conf))

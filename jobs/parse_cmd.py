@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import click
-from rich.console import Console
 from rich.table import Table
 
-from .cli_common import debug_option, run_guarded
+from .cli_common import debug_option, make_console, run_guarded
 from .options import input_options, parse_conf, parse_options_from
 
-console = Console(stderr=False, highlight=False)
+console = make_console()
 
 
 @click.command()

@@ -8,14 +8,13 @@ import functools
 from typing import Callable, Optional
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .cli_common import debug_option, run_guarded
+from .cli_common import debug_option, make_console, run_guarded
 from .options import filter_options, input_options, parse_conf, parse_options_from
 
-console = Console(stderr=False, highlight=False)
+console = make_console()
 _SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
 
 
