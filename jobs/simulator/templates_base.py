@@ -74,6 +74,16 @@ class TemplatesBase:
         """``ISR updated to ...`` - TRACE before 2.4 (invisible at the root logger's INFO)."""
         return None
 
+    def _isr_updated(self, b: int, p: Partition, tail: str) -> tuple:
+        """The INFO ``[Partition t-0 broker=b] ISR updated to <tail>`` line; only the tail differs by era."""
+        return self.o.srv(b, INFO, PARTITION_LOGGER, f"[Partition {p.name} broker={b}] ISR updated to {tail}",
+                          "isr_updated", {"topic": p.topic.name, "partition": p.index, "isr": list(p.isr),
+                                          "partition_epoch": p.zk_version})
+
+    def _isr_updated_v35(self, b: int, p: Partition) -> tuple:
+        """Partition.scala@3.5.2-HEAD (isr_updated__v35): ZooKeeper-mode 3.x and KRaft print the same line."""
+        return self._isr_updated(b, p, f"{csv(p.isr)}  and version updated to {p.zk_version}")
+
     # ---- the interface operations use (implemented per era) ----------------------------------
     # controller.log
     def ctl_failover(self, c: Controller, live: Sequence[int], topics: Sequence[str]) -> Optional[tuple]: ...

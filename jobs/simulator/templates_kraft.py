@@ -50,12 +50,8 @@ class KraftTemplates(TemplatesBase):
                    "other")
 
     def isr_updated(self, b, p):
-        # Partition.scala@3.5.2-HEAD (isr_updated__v35), after an AlterPartition round trip.
-        return self.o.srv(b, INFO, PARTITION_LOGGER,
-                          f"[Partition {p.name} broker={b}] ISR updated to {csv(p.isr)}  and version updated to "
-                          f"{p.zk_version}", "isr_updated",
-                          {"topic": p.topic.name, "partition": p.index, "isr": list(p.isr),
-                           "partition_epoch": p.zk_version})
+        # after an AlterPartition round trip
+        return self._isr_updated_v35(b, p)
 
     def isr_shrink(self, b, p, old, new):
         # Partition.scala@2.2.2-HEAD (isr_shrink__v22).

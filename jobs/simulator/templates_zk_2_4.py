@@ -44,11 +44,7 @@ class Zk24Templates(Zk11Templates):
 
     def isr_updated(self, b, p):
         # Partition.scala@2.4.1 INFO (TRACE before 2.4), isr_updated__v08.
-        return self.o.srv(b, INFO, PARTITION_LOGGER,
-                          f"[Partition {p.name} broker={b}] ISR updated to [{csv(p.isr)}] and zkVersion updated to "
-                          f"[{p.zk_version}]", "isr_updated",
-                          {"topic": p.topic.name, "partition": p.index, "isr": list(p.isr),
-                           "partition_epoch": p.zk_version})
+        return self._isr_updated(b, p, f"[{csv(p.isr)}] and zkVersion updated to [{p.zk_version}]")
 
     # ---- controller.log ---------------------------------------------------------------------
     def ctl_elected(self, c):

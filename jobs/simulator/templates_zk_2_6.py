@@ -9,7 +9,7 @@ and 2.7/2.8 print ``ZkVersion`` inside ``LeaderIsrAndControllerEpoch``. Scala 2.
 from __future__ import annotations
 
 from .render import bracket_csv, csv
-from .templates_base import ERROR, INFO, KAFKA_CONTROLLER, PARTITION_LOGGER, TRACE, WARN
+from .templates_base import ERROR, INFO, KAFKA_CONTROLLER, TRACE, WARN
 from .templates_zk_2_4 import Zk24Templates
 
 
@@ -26,11 +26,7 @@ class Zk26Templates(Zk24Templates):
 
     def isr_updated(self, b, p):
         # Partition.scala@2.8.2-3.0.2 (isr_updated__v28), after an AlterIsr round trip (IBP 2.7-IV2+).
-        return self.o.srv(b, INFO, PARTITION_LOGGER,
-                          f"[Partition {p.name} broker={b}] ISR updated to {csv(p.isr)} and version updated to "
-                          f"[{p.zk_version}]", "isr_updated",
-                          {"topic": p.topic.name, "partition": p.index, "isr": list(p.isr),
-                           "partition_epoch": p.zk_version})
+        return self._isr_updated(b, p, f"{csv(p.isr)} and version updated to [{p.zk_version}]")
 
     def ctl_delete_start(self, c, topics):
         # The manager's "Topic deletion callback" is gone after 2.4.1.

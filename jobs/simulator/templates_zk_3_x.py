@@ -8,8 +8,8 @@ updated to N`` has its double space (3.5.2+, the empty ``(under-min-isr)`` slot)
 
 from __future__ import annotations
 
-from .render import bracket_csv, csv
-from .templates_base import INFO, PARTITION_LOGGER
+from .render import bracket_csv
+from .templates_base import INFO
 from .templates_zk_2_6 import Zk26Templates
 
 
@@ -17,12 +17,7 @@ class Zk3xTemplates(Zk26Templates):
     """Kafka 3.6.2 in ZooKeeper mode."""
 
     def isr_updated(self, b, p):
-        # Partition.scala@3.5.2-HEAD (isr_updated__v35).
-        return self.o.srv(b, INFO, PARTITION_LOGGER,
-                          f"[Partition {p.name} broker={b}] ISR updated to {csv(p.isr)}  and version updated to "
-                          f"{p.zk_version}", "isr_updated",
-                          {"topic": p.topic.name, "partition": p.index, "isr": list(p.isr),
-                           "partition_epoch": p.zk_version})
+        return self._isr_updated_v35(b, p)
 
     @staticmethod
     def _opt(v) -> str:
