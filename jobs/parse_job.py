@@ -8,11 +8,16 @@ columns), and are written **once**, partitioned by ``row_kind``, into a staging 
 event partition is then moved into place as ``events/``; the small quarantine and file partitions
 are reshaped into their own tables. Parsing happens once, the big table is written once, and only
 per-file and per-type counts reach the driver.
+
+On one machine with a local DIR, the workers write the events themselves with pyarrow
+(``events_writer.py``: Spark's row conversion and Parquet writer cost more than the parsing), and
+only quarantine and per-file rows take the path above.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import asdict, dataclass, field
 
 import pyarrow as pa
@@ -20,11 +25,12 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from kafka_forensics.parsers.errors import InputError, JobError
+from kafka_forensics.parsers.errors import InputError, JobError, KafkaForensicsError
 from kafka_forensics.parsers.records import ParseOptions, parse_file
 from kafka_forensics.parsers.schema import EVENT_COLUMNS, EVENTS_SCHEMA
 
 from .discovery import InputFile, discover
+from .events_writer import finish, local_events_dir, write_events
 from .fs import delete_path, path_exists, rename_path, write_text
 
 ROW_KIND = "row_kind"
@@ -34,12 +40,16 @@ UNIFIED_SCHEMA = pa.schema([f.with_nullable(True) for f in EVENTS_SCHEMA] + [pa.
 _FILE_COUNTS = ("lines_read", "records", "continuation_lines", "quarantined", "out_of_order")
 
 
-def _event_batches(rows: list[list], kind: str = EVENT):
-    """Rows (lists in EVENT_COLUMNS order) → Arrow batches, one zip per batch."""
+def _event_batches(rows: list[list], kind: str | None = EVENT):
+    """Rows (lists in EVENT_COLUMNS order) → Arrow batches, one zip per batch; with a ``kind``,
+    in UNIFIED_SCHEMA (for Spark), else in EVENTS_SCHEMA (for events_writer)."""
     for start in range(0, len(rows), BATCH_ROWS):
         chunk = rows[start : start + BATCH_ROWS]
         columns = list(zip(*chunk))
         arrays = [pa.array(col, f.type) for col, f in zip(columns, EVENTS_SCHEMA)]
+        if kind is None:
+            yield pa.RecordBatch.from_arrays(arrays, schema=EVENTS_SCHEMA)
+            continue
         arrays.append(pa.array([kind] * len(chunk), pa.string()))
         yield pa.RecordBatch.from_arrays(arrays, schema=UNIFIED_SCHEMA)
 
@@ -63,15 +73,21 @@ def _file_row(summary: dict) -> list:
                           "attrs": attrs, "event_type": FILE, "n_continuation": 0})
 
 
-def parse_arrow_batches(batches, options: ParseOptions, displays: dict[str, str]):
-    """mapInArrow body: (path, content) rows → event, quarantine and file rows."""
+def parse_arrow_batches(batches, options: ParseOptions, displays: dict[str, str], events_dir: str | None = None):
+    """mapInArrow body: (path, content) rows → event, quarantine and file rows.
+
+    With ``events_dir`` (a local directory, see events_writer.py) the events are written there by
+    this worker and only the quarantine and file rows are returned."""
     for batch in batches:
         paths = batch.column("path").to_pylist()
         contents = batch.column("content")
         for i, uri in enumerate(paths):
             data = contents[i].as_py() or b""
             result = parse_file(data, displays.get(uri, uri), options)
-            yield from _event_batches(result.rows, EVENT)
+            if events_dir is None:
+                yield from _event_batches(result.rows, EVENT)
+            else:
+                write_events(list(_event_batches(result.rows, None)), events_dir, uri)
             yield from _event_batches(_quarantine_rows(result.quarantine), QUARANTINE)
             yield from _event_batches([_file_row(result.summary)], FILE)
 
@@ -100,11 +116,14 @@ class ParseSummary:
         return json.dumps({**asdict(self), "reconciled": self.reconciled}, indent=2, sort_keys=True)
 
 
-def parse_to_frames(spark: SparkSession, files: list[InputFile], options: ParseOptions) -> DataFrame:
-    """The parsed rows of all files, not yet split (lazy: each action parses again)."""
+def parse_to_frames(spark: SparkSession, files: list[InputFile], options: ParseOptions,
+                    events_dir: str | None = None) -> DataFrame:
+    """The parsed rows of all files, not yet split (lazy: each action parses again). With
+    ``events_dir``, events go straight to that local directory and the frame holds the rest."""
     displays = {f.uri: f.display for f in files}
     raw = spark.read.format("binaryFile").load([f.uri for f in files]).select("path", "content")
-    return raw.mapInArrow(lambda it: parse_arrow_batches(it, options, displays), from_arrow_schema(UNIFIED_SCHEMA))
+    return raw.mapInArrow(lambda it: parse_arrow_batches(it, options, displays, events_dir),
+                          from_arrow_schema(UNIFIED_SCHEMA))
 
 
 def events_of(unified: DataFrame) -> DataFrame:
@@ -136,22 +155,27 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
     files = discover(spark, inputs)
     staging = f"{out_dir}/_staging"
     try:
+        direct = local_events_dir(spark, f"{out_dir}/_staging_events")
+        if direct is not None:
+            shutil.rmtree(direct, ignore_errors=True)
         # One pass: parse and write every row once. Rows leave each task in file and line order
         # (a file is parsed start to end in one task) and concurrent writers keep that order.
-        (parse_to_frames(spark, files, options).write.mode("overwrite")
+        (parse_to_frames(spark, files, options, direct).write.mode("overwrite")
          .option("maxRecordsPerFile", 0).partitionBy(ROW_KIND).parquet(staging))
         for table in ("events", "quarantine", "files"):
             delete_path(spark, f"{out_dir}/{table}")
-        events_path = f"{staging}/{ROW_KIND}={EVENT}"
-        if path_exists(spark, events_path):
+        events_path = f"{staging}/{ROW_KIND}={EVENT}" if direct is None else f"{out_dir}/_staging_events"
+        if (path_exists(spark, events_path) if direct is None else finish(direct)):
             rename_path(spark, events_path, f"{out_dir}/events")
         else:
             spark.createDataFrame([], from_arrow_schema(EVENTS_SCHEMA)).write.parquet(f"{out_dir}/events")
         quarantine_of(_staged(spark, staging, QUARANTINE)).coalesce(1).write.parquet(f"{out_dir}/quarantine")
         files_of(_staged(spark, staging, FILE)).coalesce(1).write.parquet(f"{out_dir}/files")
         delete_path(spark, staging)
+        if direct is not None:
+            shutil.rmtree(direct, ignore_errors=True)  # left only when no file had events
         summary = summarize(spark, out_dir)
-    except (InputError, JobError):
+    except KafkaForensicsError:
         raise
     except Exception as err:
         raise JobError(f"parse job failed: {_short(err)}") from err
