@@ -33,6 +33,7 @@ from kafka_forensics.parsers.errors import InputError, JobError, KafkaForensicsE
 
 from .check_config import CheckConfig, load_check_config
 from .fs import path_exists, write_text
+from .spark_errors import short_error
 
 VERDICT = "verdict.json"
 VERDICT_VERSION = 1
@@ -249,7 +250,7 @@ def run_check(spark: SparkSession, out_dir: str, config: Optional[CheckConfig] =
         except KafkaForensicsError:
             raise
         except Exception as err:
-            raise JobError(f"check job failed: {_short(err)}") from err
+            raise JobError(f"check job failed: {short_error(err)}") from err
         verdict = Verdict(passed=True, exit_code=0, out_dir=out_dir, counts=counts, thresholds=config.to_dict(),
                           inputs=inputs_info or {}, versions=versions(spark))
         summary = read_small_text(spark, f"{out_dir}/replay_summary.json")
@@ -286,9 +287,6 @@ def run_check(spark: SparkSession, out_dir: str, config: Optional[CheckConfig] =
             df.unpersist()
 
 
-def _short(err: Exception) -> str:
-    text = str(err).strip().splitlines()
-    return text[0][:500] if text else type(err).__name__
 
 
 __all__ = ["CheckConfig", "Verdict", "error_verdict", "load_check_config", "require_replay_tables", "run_check",

@@ -26,14 +26,17 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.parsers.errors import InputError, JobError, KafkaForensicsError
+from kafka_forensics.parsers.gc_pause import cyclic_gc_paused
 from kafka_forensics.parsers.records import ParseOptions, parse_file
 from kafka_forensics.parsers.schema import EVENT_COLUMNS, EVENTS_SCHEMA
 
 from .discovery import InputFile, discover
 from .events_writer import finish, local_events_dir, write_events
 from .fs import delete_path, path_exists, rename_path, write_text
+from .spark_errors import short_error
 
 ROW_KIND = "row_kind"
+MAX_LENGTH_CONF = "spark.sql.sources.binaryFile.maxLength"
 EVENT, QUARANTINE, FILE = "event", "quarantine", "file"
 BATCH_ROWS = 8192
 UNIFIED_SCHEMA = pa.schema([f.with_nullable(True) for f in EVENTS_SCHEMA] + [pa.field(ROW_KIND, pa.string())])
@@ -87,7 +90,8 @@ def parse_arrow_batches(batches, options: ParseOptions, displays: dict[str, str]
             if events_dir is None:
                 yield from _event_batches(result.rows, EVENT)
             else:
-                write_events(list(_event_batches(result.rows, None)), events_dir, uri)
+                with cyclic_gc_paused():  # the batches are built from every row of the file at once
+                    write_events(list(_event_batches(result.rows, None)), events_dir, uri)
             yield from _event_batches(_quarantine_rows(result.quarantine), QUARANTINE)
             yield from _event_batches([_file_row(result.summary)], FILE)
 
@@ -153,6 +157,7 @@ def _staged(spark: SparkSession, staging: str, kind: str) -> DataFrame:
 
 def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: ParseOptions) -> ParseSummary:
     files = discover(spark, inputs)
+    _check_sizes(spark, files)
     staging = f"{out_dir}/_staging"
     try:
         direct = local_events_dir(spark, f"{out_dir}/_staging_events")
@@ -178,7 +183,7 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
     except KafkaForensicsError:
         raise
     except Exception as err:
-        raise JobError(f"parse job failed: {_short(err)}") from err
+        raise JobError(f"parse job failed: {short_error(err)}") from err
     write_text(spark, f"{out_dir}/parse_summary.json", summary.to_json())
     if summary.records == 0:
         raise InputError(
@@ -186,6 +191,28 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
             f"({summary.quarantined} line(s) quarantined; see {out_dir}/quarantine)"
         )
     return summary
+
+
+def _check_sizes(spark: SparkSession, files: list[InputFile]) -> None:
+    """A file is read whole (binaryFile): one over the reader's limit (2 GiB by default) would fail
+    deep inside a task with a Java stack trace; say so up front, with what to do."""
+    limit = int(spark.conf.get(MAX_LENGTH_CONF, str(2**31 - 1)))
+    too_big = [f for f in files if f.size > limit]
+    if too_big:
+        first = too_big[0]
+        more = f" (and {len(too_big) - 1} more)" if len(too_big) > 1 else ""
+        raise InputError(
+            f"{first.display} is {_human(first.size)}{more}; each log file is read whole and Spark's "
+            f"binaryFile reader takes at most {_human(limit)} ({MAX_LENGTH_CONF}): split it at line "
+            f"boundaries first, e.g. split -C 512M -d {first.display.rsplit('/', 1)[-1]} "
+            f"{first.display.rsplit('/', 1)[-1]}.part- (findings then cite the parts' line numbers)")
+
+
+def _human(size: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20)):
+        if size >= scale:
+            return f"{size / scale:.2f} {unit}"
+    return f"{size:,} bytes"
 
 
 def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
@@ -213,6 +240,3 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
     return summary
 
 
-def _short(err: Exception) -> str:
-    text = str(err).strip().splitlines()
-    return text[0][:500] if text else type(err).__name__

@@ -44,6 +44,7 @@ from .replay_tables import (
     BROKERS_SCHEMA, CONTROLLERS_SCHEMA, FINDINGS_SCHEMA, PARTITION_TIMELINE_SCHEMA, REPLAY_OUTPUT_SCHEMA,
     REPLICA_TIMELINE_SCHEMA, ROW_KIND,
 )
+from .spark_errors import short_error
 
 BATCH_ROWS = 4096
 # Columns the Python side reads; message/stack only where a rule reads them.
@@ -335,13 +336,13 @@ def replay_events(spark: SparkSession, events: DataFrame, out_dir: str, options:
         except KafkaForensicsError:
             raise
         except Exception as err:
-            raise JobError(f"replay job failed: {_short(err)}") from err
+            raise JobError(f"replay job failed: {short_error(err)}") from err
         try:
             return write_replay(spark, frames, out_dir)
         except KafkaForensicsError:
             raise
         except Exception as err:
-            raise JobError(f"replay job failed: {_short(err)}") from err
+            raise JobError(f"replay job failed: {short_error(err)}") from err
         finally:
             frames.unpersist()
 
@@ -378,9 +379,6 @@ class arrow_batches:
 
 
 
-def _short(err: Exception) -> str:
-    text = str(err).strip().splitlines()
-    return text[0][:500] if text else type(err).__name__
 
 
 __all__ = ["ReplayFrames", "ReplayOptions", "ReplaySummary", "arrow_batches", "build_contexts", "collect_arrow",

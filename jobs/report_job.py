@@ -33,6 +33,7 @@ from kafka_forensics.statemachines.version_ranges import range_for_dialect
 
 from .fs import path_exists, write_text
 from .replay_job import collect_arrow
+from .spark_errors import short_error
 
 REQUIRED_TABLES = ("events", "files", "partition_timeline", "replica_timeline", "controllers", "brokers", "findings")
 MAX_FINDINGS = 500
@@ -78,7 +79,7 @@ def build_report(spark: SparkSession, out_dir: str, out_html: str, *, top_partit
     except KafkaForensicsError:
         raise
     except Exception as err:
-        raise JobError(f"report job failed: {_short(err)}") from err
+        raise JobError(f"report job failed: {short_error(err, 300)}") from err
     encoded = page.encode("utf-8")
     _write(spark, out_html, page, encoded)
     return ReportSummary(path=out_html, size_bytes=len(encoded), findings_total=data.findings_total,
@@ -429,7 +430,7 @@ def read_verdict(spark: SparkSession, out_dir: str) -> Verdict:
         rows = spark.read.text(path, wholetext=True).collect()
         doc = json.loads(rows[0][0]) if rows else None
     except Exception as err:  # unreadable JSON must not cost the on-call engineer the whole report
-        return Verdict(status="unreadable", note=f"verdict.json: {_short(err)}")
+        return Verdict(status="unreadable", note=f"verdict.json: {short_error(err, 300)}")
     return verdict_from_json(doc)
 
 
@@ -496,9 +497,6 @@ def _int_of(doc: dict, keys: tuple[str, ...]) -> Optional[int]:
     return None
 
 
-def _short(err: Exception) -> str:
-    text = str(err).strip().splitlines()
-    return text[0][:300] if text else type(err).__name__
 
 
 __all__ = ["ReportSummary", "build_report", "bucket_seconds_for", "collect_report_data", "read_verdict",

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from .detect import detect_dialect
 from .dialects import AUTO, dialect_for_version
 from .fields import apply_fields
+from .gc_pause import cyclic_gc_paused
 from .grammar_loader import templates_for
 from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .lines import CONTINUATION, QUARANTINE, RECORD, FastLineParser, LarkLineParser, LineResult
@@ -107,6 +108,11 @@ def _path_broker(pattern: re.Pattern, text: str | None) -> int | None:
 
 def parse_file(data: bytes, source_file: str, options: ParseOptions = ParseOptions()) -> FileResult:
     """Parse one file's bytes completely (the unit of work of the Spark job)."""
+    with cyclic_gc_paused():
+        return _parse_file(data, source_file, options)
+
+
+def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileResult:
     if looks_like_metadata_dump(data):  # kafka-dump-log --cluster-metadata-decoder output: JSON, not log4j
         path_owner = _path_broker(re.compile(options.broker_from_path), source_file)
         return FileResult(*parse_metadata_dump(data, source_file, path_owner, options.max_line_bytes))

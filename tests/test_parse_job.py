@@ -11,7 +11,7 @@ from pyspark.sql import functions as F
 from kafka_forensics.parsers.errors import InputError
 from kafka_forensics.parsers.records import ParseOptions
 from kafka_forensics.parsers.schema import EVENT_COLUMNS, QUARANTINE_COLUMNS
-from kafka_forensics.jobs.parse_job import run_parse
+from kafka_forensics.jobs.parse_job import MAX_LENGTH_CONF, run_parse
 
 from .kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, text
 
@@ -74,3 +74,16 @@ def test_file_uri_glob_and_custom_broker_pattern(spark, tmp_path):
     row = spark.read.parquet(str(tmp_path / "out" / "events")).first()
     assert (row.broker, row.broker_source) == (7, "path")
     assert row.source_file.endswith("kfk-prod-07/logs/server.log")
+
+
+def test_a_file_over_the_readers_limit_is_a_clear_input_error(spark, tmp_path):
+    log = tmp_path / "broker-1" / "state-change.log"
+    log.parent.mkdir()
+    log.write_bytes(text(*[STATE_CHANGE_21] * 40))
+    spark.conf.set(MAX_LENGTH_CONF, "1000")  # the same check as 2 GiB, without writing 2 GiB
+    try:
+        with pytest.raises(InputError, match=r"state-change.log is [\d,]+ bytes; .* at most 1,000 bytes .*split -C"):
+            run_parse(spark, [str(log)], str(tmp_path / "out"), ParseOptions())
+    finally:
+        spark.conf.unset(MAX_LENGTH_CONF)
+    assert run_parse(spark, [str(log)], str(tmp_path / "out"), ParseOptions()).records == 40
