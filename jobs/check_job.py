@@ -287,7 +287,5 @@ def run_check(spark: SparkSession, out_dir: str, config: Optional[CheckConfig] =
             df.unpersist()
 
 
-
-
 __all__ = ["CheckConfig", "Verdict", "error_verdict", "load_check_config", "require_replay_tables", "run_check",
            "write_atomically", "write_verdict"]

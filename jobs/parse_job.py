@@ -160,7 +160,8 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
     _check_sizes(spark, files)
     staging = f"{out_dir}/_staging"
     try:
-        direct = local_events_dir(spark, f"{out_dir}/_staging_events")
+        staging_events = f"{out_dir}/_staging_events"
+        direct = local_events_dir(spark, staging_events)
         if direct is not None:
             shutil.rmtree(direct, ignore_errors=True)
         # One pass: parse and write every row once. Rows leave each task in file and line order
@@ -169,7 +170,7 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
          .option("maxRecordsPerFile", 0).partitionBy(ROW_KIND).parquet(staging))
         for table in ("events", "quarantine", "files"):
             delete_path(spark, f"{out_dir}/{table}")
-        events_path = f"{staging}/{ROW_KIND}={EVENT}" if direct is None else f"{out_dir}/_staging_events"
+        events_path = f"{staging}/{ROW_KIND}={EVENT}" if direct is None else staging_events
         if (path_exists(spark, events_path) if direct is None else finish(direct)):
             rename_path(spark, events_path, f"{out_dir}/events")
         else:
@@ -200,12 +201,13 @@ def _check_sizes(spark: SparkSession, files: list[InputFile]) -> None:
     too_big = [f for f in files if f.size > limit]
     if too_big:
         first = too_big[0]
+        name = first.display.rsplit("/", 1)[-1]
         more = f" (and {len(too_big) - 1} more)" if len(too_big) > 1 else ""
         raise InputError(
             f"{first.display} is {_human(first.size)}{more}; each log file is read whole and Spark's "
             f"binaryFile reader takes at most {_human(limit)} ({MAX_LENGTH_CONF}): split it at line "
-            f"boundaries first, e.g. split -C 512M -d {first.display.rsplit('/', 1)[-1]} "
-            f"{first.display.rsplit('/', 1)[-1]}.part- (findings then cite the parts' line numbers)")
+            f"boundaries first, e.g. split -C 512M -d {name} {name}.part- "
+            f"(findings then cite the parts' line numbers)")
 
 
 def _human(size: int) -> str:

@@ -378,9 +378,6 @@ class arrow_batches:
         return False
 
 
-
-
-
 __all__ = ["ReplayFrames", "ReplayOptions", "ReplaySummary", "arrow_batches", "build_contexts", "collect_arrow",
            "replay_events", "replay_frames", "run_replay", "sorted_findings", "validate_options", "with_cluster",
            "write_replay"]

@@ -497,7 +497,5 @@ def _int_of(doc: dict, keys: tuple[str, ...]) -> Optional[int]:
     return None
 
 
-
-
 __all__ = ["ReportSummary", "build_report", "bucket_seconds_for", "collect_report_data", "read_verdict",
            "verdict_from_json"]
