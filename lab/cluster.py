@@ -104,6 +104,7 @@ class Node:
     home: Path
     child: Optional[processes.Child] = None
     starts: int = 0
+    voter: bool = False  # KRaft: also a controller (process.roles=broker,controller)
 
     @property
     def logs(self) -> Path:
@@ -124,6 +125,7 @@ class Cluster:
     jars: Jars
     root: Path
     brokers: int = 3
+    broker_only: int = 0  # KRaft: extra nodes with process.roles=broker (ids after the combined ones)
     overrides: dict = field(default_factory=dict)
     trace: bool = False
     nodes: dict[int, Node] = field(default_factory=dict)
@@ -150,10 +152,12 @@ class Cluster:
             base = {"broker.id": str(node.node_id), "listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
                     "zookeeper.connect": f"127.0.0.1:{self.zk_port}", **ZK_TIMEOUTS}
         else:
-            voters = ",".join(f"{n.node_id}@127.0.0.1:{n.controller_port}" for n in self.nodes.values())
-            base = {"process.roles": "broker,controller", "node.id": str(node.node_id),
-                    "controller.quorum.voters": voters,
-                    "listeners": f"PLAINTEXT://127.0.0.1:{node.port},CONTROLLER://127.0.0.1:{node.controller_port}",
+            voters = ",".join(f"{n.node_id}@127.0.0.1:{n.controller_port}" for n in self.nodes.values() if n.voter)
+            listeners = f"PLAINTEXT://127.0.0.1:{node.port}"
+            if node.voter:
+                listeners += f",CONTROLLER://127.0.0.1:{node.controller_port}"
+            base = {"process.roles": "broker,controller" if node.voter else "broker", "node.id": str(node.node_id),
+                    "controller.quorum.voters": voters, "listeners": listeners,
                     "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
                     "controller.listener.names": "CONTROLLER", "inter.broker.listener.name": "PLAINTEXT",
                     "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT", **KRAFT_TIMEOUTS}
@@ -162,28 +166,30 @@ class Cluster:
     @property
     def configs(self) -> dict:
         """What truth.json records: every broker setting with the lab's ports and paths generalised."""
-        node = next(iter(self.nodes.values()))
-        shown = {}
-        for key, value in sorted(self.broker_settings(node).items()):
-            if key in ("broker.id", "node.id"):
-                value = "N"
-            elif key == "log.dirs":
-                value = "broker-N/data"
-            shown[key] = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", value)
-        return {"broker": shown, "log4j": f"{self.log4j.path}@{self.log4j.tag} (lab/log4j.py)",
+        shown: dict[str, dict] = {}
+        for node in self.nodes.values():
+            settings = {}
+            for key, value in sorted(self.broker_settings(node).items()):
+                if key == "log.dirs":
+                    value = f"broker-{node.node_id}/data"
+                settings[key] = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", value)
+            shown[f"broker-{node.node_id}"] = settings
+        topology = f"{self.brokers} brokers + 1 standalone ZooKeeper"
+        if self.mode == KRAFT:
+            topology = f"{self.brokers} combined broker+controller nodes" + \
+                (f" + {self.broker_only} broker-only node(s)" if self.broker_only else "")
+        return {"brokers": shown, "log4j": f"{self.log4j.path}@{self.log4j.tag} (lab/log4j.py)",
                 "state_change_logger": self.log4j.level_of(log4j.STATE_CHANGE_LOGGER),
-                "jvm": [JVM_HEAP, *JVM_OPTS], "java": java_binary(),
-                "topology": "3 combined broker+controller nodes" if self.mode == KRAFT
-                else f"{self.brokers} brokers + 1 standalone ZooKeeper"}
+                "jvm": [JVM_HEAP, *JVM_OPTS], "topology": topology}
 
     # ---- lifecycle -------------------------------------------------------------------------
     def prepare(self) -> None:
-        ports = free_ports(2 * self.brokers + 1)
+        extra = self.broker_only if self.mode == KRAFT else 0
+        ports = free_ports(2 * self.brokers + extra + 1)
         self.zk_port = ports.pop() if self.mode == ZOOKEEPER else None
-        for i in range(1, self.brokers + 1):
-            port = ports.pop()
-            cport = ports.pop() if self.mode == KRAFT else None
-            self.nodes[i] = Node(i, port, cport, self.root / f"broker-{i}")
+        for i in range(1, self.brokers + extra + 1):
+            voter = self.mode == KRAFT and i <= self.brokers
+            self.nodes[i] = Node(i, ports.pop(), ports.pop() if voter else None, self.root / f"broker-{i}", voter=voter)
         name, text = log4j.render(self.log4j)
         (self.root / "config").mkdir(parents=True, exist_ok=True)
         (self.root / "config" / name).write_text(text)
@@ -244,6 +250,15 @@ class Cluster:
         node.starts += 1
         if wait:
             self.wait_registered(node_id, timeout)
+
+    def kill_all(self) -> None:
+        """Teardown once the incident is recorded: kill -9 every JVM (brokers first, ZooKeeper last).
+        Whatever Kafka logs after the end snapshot is cut from the incident anyway."""
+        for node in self.nodes.values():
+            if node.child is not None and node.child.alive():
+                node.child.kill()
+        if self.zk is not None and self.zk.alive():
+            self.zk.kill()
 
     def stop(self) -> None:
         """Brokers first (SIGTERM, SIGKILL after 30 s), ZooKeeper last; never leaves a JVM behind."""
@@ -310,7 +325,7 @@ class Cluster:
             return None
         best: tuple[int, Optional[int]] = (-1, None)
         for node in self.nodes.values():
-            if not self.running(node.node_id) or (node.child and node.child.paused):
+            if not node.voter or not self.running(node.node_id) or (node.child and node.child.paused):
                 continue
             state = quorum_state(node)
             if state and state.get("leaderId", -1) >= 0 and state.get("leaderEpoch", -1) > best[0]:

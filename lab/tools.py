@@ -27,6 +27,7 @@ PREFERRED_ELECTION_OLD = ("kafka.admin.PreferredReplicaLeaderElectionCommand",)
 REASSIGN = ("org.apache.kafka.tools.reassign.ReassignPartitionsCommand", "kafka.admin.ReassignPartitionsCommand")
 DUMP_LOG = ("org.apache.kafka.tools.DumpLogSegments", "kafka.tools.DumpLogSegments")
 PRODUCER_PERF = ("org.apache.kafka.tools.ProducerPerformance",)
+ROUND_ROBIN = "org.apache.kafka.clients.producer.RoundRobinPartitioner"
 CONSOLE_CONSUMER = ("org.apache.kafka.tools.consumer.ConsoleConsumer", "kafka.tools.ConsoleConsumer")
 
 _TOOLS_LOG4J = "log4j.rootLogger=WARN, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\n" \
@@ -139,10 +140,15 @@ class Tools:
         raise LabError(f"reassignment not complete after {wait:.0f} s: {runs[-1].stdout.strip()[-400:]}")
 
     # ---- clients --------------------------------------------------------------------------------
-    def producer(self, topic: str, records: int, per_second: int, out: Path, acks: str = "all") -> processes.Child:
-        """kafka-producer-perf-test in the background (a steady stream while the scenario runs)."""
+    def producer(self, topic: str, records: int, per_second: int, out: Path, acks: str = "1") -> processes.Child:
+        """kafka-producer-perf-test in the background (a steady stream while the scenario runs).
+
+        Records go round-robin over the partitions where the client has that partitioner (2.4+), so
+        that every leader's log end moves and a stopped follower falls out of sync."""
         props = [f"bootstrap.servers={self.cluster.bootstrap}", f"acks={acks}", "linger.ms=5",
-                 "delivery.timeout.ms=30000", "request.timeout.ms=10000", "retries=2147483647"]
+                 "request.timeout.ms=10000", "retries=2147483647"]
+        if self.jars.has_class(ROUND_ROBIN):
+            props.append(f"partitioner.class={ROUND_ROBIN}")
         args = ["--topic", topic, "--num-records", str(records), "--record-size", "100",
                 "--throughput", str(per_second), "--producer-props", *props]
         return processes.spawn(f"producer-{topic}", self.command(PRODUCER_PERF, args), out)
