@@ -49,8 +49,9 @@ def record_cmd(scenario, kafka, mode, out, trace, keep_work, no_consume, debug) 
     """Run SCENARIO on a real 3-broker cluster and write the incident folder with truth.json."""
     from .record import record
 
-    command = "kafka-forensics lab record " + " ".join(shlex.quote(a) for a in sys.argv[sys.argv.index(scenario):]) \
-        if scenario in sys.argv else f"kafka-forensics lab record {scenario} --kafka {kafka} --out {out}"
+    given = [a for a in sys.argv[sys.argv.index(scenario):] if a != "--debug"] if scenario in sys.argv else \
+        [scenario, "--kafka", kafka, "--out", out]
+    command = "kafka-forensics lab record " + " ".join(shlex.quote(a) for a in given)
 
     def work() -> None:
         rec = record(scenario, kafka, mode, Path(out), trace=trace, keep_work=keep_work, consume=not no_consume,
@@ -144,4 +145,16 @@ def evaluate_cmd(incidents, details, debug) -> None:
                     click.echo(f"    final state: {m}")
                 for file, line, message in ev.untyped[:20]:
                     click.echo(f"    untyped: {file}:{line} {message[:160]}")
+    run_guarded(debug, work)
+
+
+@lab.command("differential")
+@click.argument("incidents", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@debug_option
+def differential_cmd(incidents, debug) -> None:
+    """Line shapes real Kafka printed against those the simulator writes for the same release."""
+    from .differential import differential, render
+
+    def work() -> None:
+        click.echo(render(differential([Path(i) for i in incidents])), nl=False)
     run_guarded(debug, work)

@@ -60,7 +60,10 @@ def write_text(path: Path, lines: list[str], compress: bool) -> Path:
     return path
 
 
-def curate_broker(logs: Path, dest: Path, end_ms: int, compress: Iterable[str] = ("server.log",)) -> dict[str, str]:
+COMPRESSED = LOG_NAMES  # every log gzipped (the tool reads .gz): the recorded incidents stay a few MB in all
+
+
+def curate_broker(logs: Path, dest: Path, end_ms: int, compress: Iterable[str] = COMPRESSED) -> dict[str, str]:
     """Copy one broker's files cut at ``end_ms``; ``{original relative name: written name}``."""
     names = {}
     zipped = tuple(compress)

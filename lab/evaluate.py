@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from kafka_forensics.parsers.errors import InputError
+
 from .describe import partitions
 from .truth import judge, load_truth
 
@@ -79,6 +81,8 @@ def evaluate(folder: Path) -> Evaluation:
     from kafka_forensics.statemachines.replay_local import replay_all
 
     folder = Path(folder)
+    if not (folder / "truth.json").is_file():
+        raise InputError(f"{folder} is not a recorded incident (no truth.json)")
     truth = load_truth(folder)
     ev = Evaluation(folder.name, truth)
     events, ev.files, ev.untyped, ev.state_change_records = _events(folder, truth["files"])

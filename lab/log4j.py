@@ -133,8 +133,11 @@ _3_9 = StockConfig("3.9.0-rc3", "config/log4j.properties", "INFO, stdout, kafkaA
     _lg("kafka.authorizer.logger", "INFO", 94, "authorizerAppender"),
 ))
 # 4.x (log4j2, KAFKA-9366): config/log4j2.yaml. The tag's file is not in the source mirror (trunk of
-# Oct 2024) nor in any jar on Maven Central; these lines are those of apache/kafka commit b967e968
-# (read through the project's code index), whose loggers are those of the 4.0 upgrade notes.
+# Oct 2024) nor in any jar on Maven Central (checked: kafka_2.13, kafka-tools and their dependencies
+# at 4.1.1); these lines are those of apache/kafka commit b967e968 (read through the project's code
+# index). It is the 4.1 file: the 4.1 upgrade notes list its two changes from 4.0.0 - the LogCleaner
+# loggers under org.apache.kafka.storage.internals.log, and state-change.log's rotated name (4.0.0
+# rotated it as stage-change.log.[date]).
 _4_X = StockConfig("b967e968", "config/log4j2.yaml", "INFO, STDOUT, KafkaAppender", 93, 30, _blocks(36, 9), (
     _lg("kafka", "INFO", 100),
     _lg("org.apache.kafka", "INFO", 103),

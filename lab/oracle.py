@@ -12,8 +12,9 @@ pattern with the source lines that print it:
 - a request sent or received with a given controller id and epoch (``[Controller id=C epoch=E]`` prefixes
   of the controller's state-change lines from 1.1, ``Controller C epoch E`` in 0.10, ``from controller C
   epoch E`` / ``sent by controller C epoch E`` / ``old controller C with epoch E`` on the brokers);
-- the controller's failed partition state change (``PartitionStateMachine``: "failed to change state
-  for partition", with the StateChangeFailedException after it).
+- the controller's failed partition state change (``PartitionStateMachine.scala`` @0.10.2.2:178,228
+  "initiated state change for partition [t,0] ... failed"; @1.1.1:432 @2.4.1:513 @2.8.2:517
+  @3.9.0-rc3:526 "failed to change state for partition t-0", the StateChangeFailedException after it).
 
 The truth uses them only as facts (who did what when); it never runs the project's rules.
 """
@@ -28,8 +29,8 @@ from .run import Run, line_ms
 STALE_EPOCH_REFUSAL = r"old controller|controller epoch \d+ is old"
 _ELECTED = re.compile(r"(?:\[Controller id=(\d+)\].*(?:Epoch incremented to|incremented epoch to) (\d+))"
                       r"|(?:Controller (\d+) incremented epoch to (\d+))")
-FAILED_PARTITION_CHANGE = re.compile(r"failed to change state for partition (?:\[([^,\]]+),(\d+)\]|(\S+)-(\d+)\b)",
-                                     re.IGNORECASE)
+FAILED_PARTITION_CHANGE = re.compile(r"(?:failed to change state|initiated state change) for partition "
+                                     r"(?:\[([^,\]]+),(\d+)\]|(\S+)-(\d+)\b)", re.IGNORECASE)
 
 
 def elections(run: Run, until_ms: int) -> list[tuple[int, int, int]]:

@@ -1,6 +1,6 @@
 """``lab record``: run one scenario on a real cluster and write the incident folder.
 
-The folder holds ``broker-N/{state-change,controller,server}.log`` (server.log gzipped), the
+The folder holds ``broker-N/{state-change,controller,server}.log.gz``, the
 KRaft metadata log dumped by Kafka's own ``kafka-dump-log --cluster-metadata-decoder``
 (``metadata/__cluster_metadata-0/*.log.dump``), ``describe/NN-label.txt``, ``truth.json`` and a
 ``README.md`` saying how it was recorded. The cluster's working directory (data, every log file,
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 from .cluster import Cluster
-from .curate import cut_metadata_dump, curate_broker
+from .curate import curate_broker, cut_metadata_dump, write_text
 from .describe import partitions
 from .jars import LabError, resolve_jars
 from . import oracle
@@ -73,6 +73,7 @@ def record(scenario_name: str, kafka: str, mode: Optional[str], out: Path, trace
     from .tools import Tools
 
     run: Optional[Run] = None
+    done = False
     try:
         cluster.start()
         run = Run(cluster, Tools(cluster), out)
@@ -84,6 +85,7 @@ def record(scenario_name: str, kafka: str, mode: Optional[str], out: Path, trace
         dump = _metadata_dump(run, end_ms) if target.mode == KRAFT else None
         cluster.kill_all()
         truth = _write(run, scenario, outcome, target, trace, end_ms, dump, traffic, command)
+        done = True
     finally:
         if run is not None:
             for child in run.background:
@@ -92,6 +94,8 @@ def record(scenario_name: str, kafka: str, mode: Optional[str], out: Path, trace
         cluster.kill_all()
         if keep_work:
             shutil.copytree(work, out / "work", dirs_exist_ok=True)
+        elif not done:
+            shutil.rmtree(out, ignore_errors=True)  # no half-written incident folder
         shutil.rmtree(work, ignore_errors=True)
     lines = sum(_count_lines(out / f) for f in truth["files"])
     return Recorded(out, truth, time.monotonic() - started, jars.seconds, lines)
@@ -132,9 +136,7 @@ def _write(run: Run, scenario: Scenario, outcome: Outcome, target: Target, trace
             files.append(f"broker-{node_id}/{written}")
     if dump is not None:
         name, text = dump
-        path = run.out / "metadata" / "__cluster_metadata-0" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        path = write_text(run.out / "metadata" / "__cluster_metadata-0" / name, text.splitlines(), compress=True)
         files.append(str(path.relative_to(run.out)))
     evidence = []
     for ref in outcome.evidence:
@@ -200,6 +202,7 @@ def readme(truth: dict) -> str:
     may = "\n".join(f"- `{e['rule']}`: {e['why']}" for e in truth["may"]) or "- nothing"
     rec = truth["recorded"]
     cfg = truth["configs"]
+    gzipped = "the logs and the metadata dump are" if truth["mode"] == "kraft" else "the logs are"
     return f"""# {truth['scenario']} on Kafka {truth['kafka_version']} ({truth['mode']}) - recorded from a real cluster
 
 {truth['description']}
@@ -211,7 +214,7 @@ Central ({cfg['topology']}, loopback), {rec['java']}, state.change.logger at {cf
     {rec['command']}
 
 Settings beyond Kafka's defaults are in `truth.json` (`configs`). Logs are cut at the `end` snapshot
-({truth['window']['end']}); `server.log` is gzipped.
+({truth['window']['end']}); {gzipped} gzipped (`zcat`, or the tool reads them as they are).
 
 ## What was done (UTC)
 

@@ -57,10 +57,14 @@ class Run:
         self.snapshots.append(snap)
         return snap
 
-    def settle(self, label: str, check: Callable[[dict], bool], what: str, timeout: float = 120) -> dict:
-        """Poll describe until ``check(parsed)``; keep the first describe that satisfies it."""
+    def settle(self, label: str, check: Callable[[dict], bool], what: str, timeout: float = 120,
+               stable_for: float = 0.0) -> dict:
+        """Poll describe until ``check(parsed)``; keep the first describe that satisfies it - or, with
+        ``stable_for``, the first one that still says the same ``stable_for`` seconds later (the end
+        snapshot: brokers log a change a moment after the controller made it, and the logs are cut there)."""
         deadline = time.monotonic() + timeout
         last = ""
+        previous: Optional[dict] = None
         while True:
             try:
                 text, parsed = self.describe()
@@ -68,7 +72,12 @@ class Run:
                 text, parsed = str(err), None
             at = now_ms()
             if parsed is not None and check(parsed):
-                return self.snapshot(label, text, parsed, at)
+                if not stable_for or parsed == previous:
+                    return self.snapshot(label, text, parsed, at)
+                previous = parsed
+                time.sleep(stable_for)
+                continue
+            previous = None
             last = text
             if time.monotonic() > deadline:
                 raise LabError(f"timed out after {timeout:.0f} s waiting for {what}; last describe:\n{last}")

@@ -97,8 +97,11 @@ def start(run: Run, broker: int) -> None:
     run.cluster.start_node(broker)
 
 
+END_STABLE_FOR = 4.0  # seconds the end state must hold before the logs are cut there
+
+
 def finish(run: Run, topics=None) -> None:
-    run.settle("end", fully_in_sync(topics), "every broker back and every partition in sync")
+    run.settle("end", fully_in_sync(topics), "every broker back and every partition in sync", stable_for=END_STABLE_FOR)
 
 
 # ---- scenarios --------------------------------------------------------------------------------------
@@ -135,13 +138,19 @@ def follower_pause(run: Run) -> Outcome:
     c = controller(run)
     f = other_brokers(run, c)[0]
     lag = run.cluster.broker_settings(run.cluster.nodes[f])["replica.lag.time.max.ms"]
+    settings = run.cluster.broker_settings(run.cluster.nodes[f])
+    session = int(settings.get("zookeeper.session.timeout.ms") or settings["broker.session.timeout.ms"]) / 1000
+
     def shrunk(parsed: dict) -> bool:
         return all(f not in state(parsed, EVENTS, p)["isr"] for p in range(3) if state(parsed, EVENTS, p)["leader"] != f)
     paused_at = time.monotonic()
     run.act("SIGSTOP", f, f"a follower, paused past replica.lag.time.max.ms={lag} (not past the session timeout)")
     run.cluster.pause(f)
-    run.settle("after-pause", shrunk, f"broker {f} out of the ISR of the partitions it follows", timeout=40)
+    run.settle("after-pause", shrunk, f"broker {f} out of the ISR of the partitions it follows",
+               timeout=session / 2)
     paused_for = time.monotonic() - paused_at
+    if paused_for >= session - 3:  # the broker would be declared dead: not the incident this scenario is
+        raise LabError(f"broker {f} stayed paused {paused_for:.0f} s, too close to the {session:.0f} s session timeout")
     run.act("SIGCONT", f, f"the follower resumes after {paused_for:.1f} s")
     run.cluster.resume(f)
     finish(run)
@@ -246,7 +255,7 @@ def preferred_election(run: Run) -> Outcome:
     run.act("kafka-leader-election", None, f"--election-type PREFERRED --topic {EVENTS} --partition {p}")
     run.tools.elect("PREFERRED", EVENTS, p)
     run.settle("end", all_of(fully_in_sync(), lambda q: state(q, EVENTS, p)["leader"] == b),
-               f"broker {b} leads {EVENTS}-{p} again")
+               f"broker {b} leads {EVENTS}-{p} again", stable_for=END_STABLE_FOR)
     return Outcome(f"broker {b} (preferred leader of {EVENTS}-{p}) shut down and restarted, then "
                    f"kafka-leader-election --election-type PREFERRED gave it back its leadership: a clean operation.")
 
@@ -265,7 +274,7 @@ def reassignment(run: Run) -> Outcome:
 
     def done(parsed: dict) -> bool:
         return fully_in_sync()(parsed) and all(state(parsed, t, p)["replicas"] == r for (t, p), r in moves.items())
-    run.settle("end", done, "the new replica lists in place and in sync")
+    run.settle("end", done, "the new replica lists in place and in sync", stable_for=END_STABLE_FOR)
     return Outcome("kafka-reassign-partitions reordered the replicas of two partitions (the preferred leader changes), "
                    "then a preferred election moved one leader: a clean operation.",
                    may=[expect("isr_not_subset_of_replicas", None, None, "transient during a reassignment (KAFKA-9672)")])
@@ -286,7 +295,7 @@ def topic_deletion(run: Run) -> Outcome:
     run.settle("after-delete", lambda p: True, "the describe after the delete request")
     start(run, b)
     run.settle("end", all_of(fully_in_sync(), lambda p: "doomed" not in p["topics"]),
-               "doomed gone and every partition in sync")
+               "doomed gone and every partition in sync", stable_for=END_STABLE_FOR)
     return Outcome(f"topic doomed deleted while broker {b} (one of its replicas) was down; the deletion completed "
                    f"once broker {b} came back: a clean operation.")
 
@@ -314,8 +323,8 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
              (ZOOKEEPER,), zombie_controller),
     Scenario("follower-pause", "SIGSTOP of a follower past replica.lag.time.max.ms: ISR shrink and expand",
              (ZOOKEEPER, KRAFT), follower_pause, overrides=LAG,
-             mode_overrides={ZOOKEEPER: {"zookeeper.session.timeout.ms": "30000"},
-                             KRAFT: {"broker.session.timeout.ms": "30000"}}),
+             mode_overrides={ZOOKEEPER: {"zookeeper.session.timeout.ms": "40000"},
+                             KRAFT: {"broker.session.timeout.ms": "40000"}}),
     Scenario("unclean-election", "follower then leader killed, follower back alone: unclean election (enabled)",
              (ZOOKEEPER, KRAFT), unclean_election, broker_only=1,
              mode_overrides={KRAFT: {"unclean.leader.election.interval.ms": "2000"}}),

@@ -82,7 +82,16 @@ class Tools:
     def _where(self, via_zookeeper: bool) -> list[str]:
         if via_zookeeper:
             return ["--zookeeper", f"127.0.0.1:{self.cluster.zk_port}"]
-        return ["--bootstrap-server", self._live_bootstrap()]
+        return ["--bootstrap-server", self._live_bootstrap(), "--command-config", str(self.admin_config)]
+
+    @property
+    def admin_config(self) -> Path:
+        """Short admin-client timeouts: a stopped broker still in the metadata must not hold a tool for
+        minutes (the least-loaded node the client picks may be the paused one); the caller asks again."""
+        path = self.cluster.root / "config" / "admin.properties"
+        if not path.is_file():
+            path.write_text("request.timeout.ms=5000\ndefault.api.timeout.ms=10000\n")
+        return path
 
     def _live_bootstrap(self) -> str:
         live = [n for n in self.cluster.nodes.values()
@@ -106,7 +115,8 @@ class Tools:
 
     def describe(self) -> str:
         """The text of ``kafka-topics --describe`` for every topic."""
-        return self.run(TOPIC_COMMAND, [*self._where(self.release.topics_via_zookeeper), "--describe"]).stdout
+        return self.run(TOPIC_COMMAND, [*self._where(self.release.topics_via_zookeeper), "--describe"],
+                        timeout=45).stdout
 
     # ---- elections and reassignment -------------------------------------------------------------
     def elect(self, election_type: str, topic: str, partition: int, check: bool = True) -> ToolRun:
@@ -120,6 +130,11 @@ class Tools:
         plan = self.cluster.root / "config" / "preferred.json"
         plan.write_text(json.dumps({"partitions": [{"topic": topic, "partition": partition}]}))
         return self.run(PREFERRED_ELECTION_OLD, [*self._where(True), "--path-to-json-file", str(plan)], check=check)
+
+    def elect_all_preferred(self) -> ToolRun:
+        """``kafka-leader-election --election-type PREFERRED --all-topic-partitions`` (2.4+)."""
+        return self.run(LEADER_ELECTION, ["--bootstrap-server", self._live_bootstrap(), "--election-type",
+                                          "PREFERRED", "--all-topic-partitions"], check=False, timeout=300)
 
     def reassign(self, moves: dict[tuple[str, int], list[int]], wait: float = 120) -> list[ToolRun]:
         plan = {"version": 1, "partitions": [{"topic": t, "partition": p, "replicas": r}

@@ -4,6 +4,7 @@ Kafka's statements the truth relies on (matched on lines real brokers wrote)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import subprocess
@@ -154,8 +155,10 @@ def test_cut_metadata_dump_at_the_first_later_batch():
 def _lines_matching(pattern: re.Pattern) -> list[str]:
     out = []
     for incident in INCIDENTS:
-        for path in incident.glob("broker-*/*.log"):
-            out += [ln for ln in path.read_text(errors="replace").splitlines() if pattern.search(ln)]
+        for path in incident.glob("broker-*/*.log*"):
+            data = path.read_bytes()
+            text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8", "replace")
+            out += [ln for ln in text.splitlines() if pattern.search(ln)]
     return out
 
 
@@ -173,4 +176,7 @@ def test_kafka_statements_the_truth_relies_on():
     m = FAILED_PARTITION_CHANGE.search("ERROR [Controller id=3 epoch=1] Controller 3 epoch 1 failed to change state "
                                        "for partition fragile-0 from OfflinePartition to OnlinePartition")
     assert m and (m.group(3), m.group(4)) == ("fragile", "0")
+    m = FAILED_PARTITION_CHANGE.search("ERROR Controller 3 epoch 1 initiated state change for partition [fragile,0] "
+                                       "from OfflinePartition to OnlinePartition failed (state.change.logger)")
+    assert m and (m.group(1), m.group(2)) == ("fragile", "0")
     assert _lines_matching(_ELECTED), "no recorded incident has a controller election line"
