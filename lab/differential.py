@@ -28,7 +28,8 @@ SIM_SCENARIOS = ("clean-failover", "zombie-controller", "unclean-election", "rea
 _TP = re.compile(r"\b[A-Za-z_][\w.]*-\d+\b")
 _ID = re.compile(r"\b[A-Za-z0-9_-]{22}\b")
 _NUM = re.compile(r"\d+")
-_TOPIC = re.compile(r"(?<=\btopic )[\w.-]+|(?<=\btopics )[\w.-]+|(?<=Topic=)[\w.-]+|(?<=name=')[\w.-]+(?=')")
+_TOPIC = re.compile(r"(?:(?<=\btopic )|(?<=\btopics ))(?!callback\b|deletion\b|id\b|ID\b|to\b|with\b|partitions?\b)"
+                    r"[\w.-]+|(?<=Topic=)[\w.-]+|(?<=name=')[\w.-]+(?=')")
 _RECORD = re.compile(r'"type":"(\w+)"|controlType: (\w+)')
 
 
