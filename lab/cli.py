@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import click
-
 from kafka_forensics.jobs.cli_common import debug_option, run_guarded
 
 from .releases import MODES, RELEASES

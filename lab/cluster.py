@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from . import log4j, processes
-from .jars import Jars, LabError
+from .errors import LabError
+from .jars import Jars
 from .releases import KRAFT, ZOOKEEPER, Target, java_binary
 
 # Shorter than Kafka's defaults so that a scenario takes a minute, not five (recorded in truth.json).
@@ -311,7 +312,8 @@ class Cluster:
     def wait_registered(self, node_id: int, timeout: float = 120) -> None:
         def check() -> bool:
             if not self.running(node_id):
-                raise LabError(f"broker {node_id} exited while starting: see {self.nodes[node_id].logs}/kafkaServer.out")
+                out = self.nodes[node_id].logs / "kafkaServer.out"
+                raise LabError(f"broker {node_id} exited while starting: see {out}")
             return node_id in self.registered()
         wait_for(f"broker {node_id} to register", check, timeout)
 

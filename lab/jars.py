@@ -18,18 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from kafka_forensics.parsers.errors import KafkaForensicsError, UsageError
+from kafka_forensics.parsers.errors import UsageError
 
+from .errors import LabError
 from .releases import Target
 
 POM = Path(__file__).resolve().parent / "maven" / "pom.xml"
 MARKER = ".complete"
-
-
-class LabError(KafkaForensicsError):
-    """The lab could not set up or drive a cluster (missing Maven or Java, a broker that never started)."""
-
-    exit_code = 3
 
 
 def cache_root() -> Path:

@@ -195,7 +195,7 @@ def render_log4j2_yaml(cfg: StockConfig) -> str:
            "  Properties:",
            "    Property:",
            f'      - name: "kafka.logs.dir"  # {c(22)}',
-           f'        value: "."',
+           '        value: "."',
            f'      - name: "logPattern"  # {c(24)}',
            f"        value: {_yaml_str(LAYOUT)}",
            "  Appenders:",

@@ -22,7 +22,6 @@ The truth uses them only as facts (who did what when); it never runs the project
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from .run import Run, line_ms
 

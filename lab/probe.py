@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Optional
 
 from .cluster import Cluster
-from .jars import LabError, resolve_jars
+from .errors import LabError
+from .jars import resolve_jars
 from .releases import resolve
 from .tools import Tools
 

@@ -20,14 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from . import oracle
 from .cluster import Cluster
 from .curate import curate_broker, cut_metadata_dump, write_text
 from .describe import partitions
-from .jars import LabError, resolve_jars
-from . import oracle
+from .errors import LabError
+from .jars import resolve_jars
 from .releases import KRAFT, ZOOKEEPER, Target, java_binary, resolve
 from .run import Run, iso_ms
-from .scenarios import FRAGILE, EVENTS, SCENARIOS, Outcome, Scenario
+from .scenarios import EVENTS, FRAGILE, SCENARIOS, Outcome, Scenario
 from .truth import FORMAT, complete_must_not, expect, validate, write_truth
 
 

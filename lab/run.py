@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Optional
 
 from .cluster import Cluster, now_ms
 from .describe import parse_describe, partitions
-from .jars import LabError
+from .errors import LabError
 from .tools import Tools
 
 

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .jars import LabError
+from .errors import LabError
 from .releases import KRAFT, ZOOKEEPER
 from .run import Run, all_of, fully_in_sync, state, without
 from .truth import expect
@@ -58,7 +58,8 @@ def setup(run: Run, fragile: Optional[list[int]] = None, fragile_configs: Option
         run.act("kafka-topics --create", None, f"{FRAGILE}: replicas {fragile}, configs {configs or 'default'}")
         run.tools.create_topic(FRAGILE, assignment=[fragile], configs=configs)
         topics.append(FRAGILE)
-    run.act("kafka-producer-perf-test", None, f"{EVENTS}: 20 records/s of 100 bytes, acks=1, round-robin, in the background")
+    run.act("kafka-producer-perf-test", None,
+            f"{EVENTS}: 20 records/s of 100 bytes, acks=1, round-robin, in the background")
     run.background.append(run.tools.producer(EVENTS, 20 * 3600, 20, run.out / "clients" / "producer-events.out"))
     run.settle("before", fully_in_sync(topics), "every partition in sync before the fault")
 
@@ -142,7 +143,8 @@ def follower_pause(run: Run) -> Outcome:
     session = int(settings.get("zookeeper.session.timeout.ms") or settings["broker.session.timeout.ms"]) / 1000
 
     def shrunk(parsed: dict) -> bool:
-        return all(f not in state(parsed, EVENTS, p)["isr"] for p in range(3) if state(parsed, EVENTS, p)["leader"] != f)
+        followed = [p for p in range(3) if state(parsed, EVENTS, p)["leader"] != f]
+        return all(f not in state(parsed, EVENTS, p)["isr"] for p in followed)
     paused_at = time.monotonic()
     run.act("SIGSTOP", f, f"a follower, paused past replica.lag.time.max.ms={lag} (not past the session timeout)")
     run.cluster.pause(f)
@@ -154,8 +156,8 @@ def follower_pause(run: Run) -> Outcome:
     run.act("SIGCONT", f, f"the follower resumes after {paused_for:.1f} s")
     run.cluster.resume(f)
     finish(run)
-    return Outcome(f"SIGSTOP of follower broker {f} for {paused_for:.0f} s (longer than replica.lag.time.max.ms, shorter "
-                   "than the session timeout): the leaders shrank their ISR, and expanded it when it caught up.")
+    return Outcome(f"SIGSTOP of follower broker {f} for {paused_for:.0f} s (longer than replica.lag.time.max.ms, "
+                   "shorter than the session timeout): the leaders shrank their ISR and expanded it when it caught up.")
 
 
 def _unclean_brokers(run: Run) -> tuple[int, int]:
@@ -188,8 +190,9 @@ def unclean_election(run: Run) -> Outcome:
     start(run, leader)
     finish(run)
     return Outcome(f"{FRAGILE}-0 (replicas [{leader}, {follower}], unclean.leader.election.enable=true): follower "
-                   f"{follower} killed, 2000 records written with acks=1 to leader {leader} alone, leader killed, follower "
-                   f"restarted: Kafka elected it from outside the ISR {isr_before} (unclean), losing those records.",
+                   f"{follower} killed, 2000 records written with acks=1 to leader {leader} alone, leader killed, "
+                   f"follower restarted: Kafka elected it from outside the ISR {isr_before} (unclean), losing those "
+                   "records.",
                    must=[expect("unclean_election", FRAGILE, 0, f"describe: leader {follower} after the ISR was "
                                 f"{isr_before} (snapshot after-leader-kill)")])
 
@@ -265,7 +268,8 @@ def reassignment(run: Run) -> Outcome:
     moves = {}
     for k, r in sorted(run.last["topics"][EVENTS]["partitions"].items()):
         if int(k) < 2:  # rotate the replica list of two partitions: the leader moves in one of them
-            moves[(EVENTS, int(k))] = r["replicas"][1:] + r["replicas"][:1] if int(k) == 0 else list(reversed(r["replicas"]))
+            rotated = r["replicas"][1:] + r["replicas"][:1]
+            moves[(EVENTS, int(k))] = rotated if int(k) == 0 else list(reversed(r["replicas"]))
     run.act("kafka-reassign-partitions --execute", None,
             "; ".join(f"{t}-{p} -> {r}" for (t, p), r in sorted(moves.items())))
     run.tools.reassign(moves)
@@ -277,7 +281,8 @@ def reassignment(run: Run) -> Outcome:
     run.settle("end", done, "the new replica lists in place and in sync", stable_for=END_STABLE_FOR)
     return Outcome("kafka-reassign-partitions reordered the replicas of two partitions (the preferred leader changes), "
                    "then a preferred election moved one leader: a clean operation.",
-                   may=[expect("isr_not_subset_of_replicas", None, None, "transient during a reassignment (KAFKA-9672)")])
+                   may=[expect("isr_not_subset_of_replicas", None, None,
+                               "transient during a reassignment (KAFKA-9672)")])
 
 
 def topic_deletion(run: Run) -> Outcome:

@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 from . import processes
 from .cluster import TOOL_OPTS, Cluster
-from .jars import LabError
+from .errors import LabError
 from .releases import java_binary
 
 TOPIC_COMMAND = ("org.apache.kafka.tools.TopicCommand", "kafka.admin.TopicCommand")

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-
 from kafka_forensics.lab.evaluate import evaluate
 from kafka_forensics.lab.truth import load_truth, validate
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from kafka_forensics.lab import processes
 from kafka_forensics.lab.describe import partitions
 from kafka_forensics.lab.evaluate import evaluate

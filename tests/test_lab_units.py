@@ -11,7 +11,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from kafka_forensics.lab import log4j
 from kafka_forensics.lab.cluster import ephemerals
 from kafka_forensics.lab.curate import cut_log, cut_metadata_dump
@@ -95,7 +94,8 @@ def test_zookeeper_dump_ephemerals():
     """The `dump` four-letter word's section the lab reads the controller from
     (DataTree.dumpEphemerals: a session line, then one tab-indented path per ephemeral)."""
     dump = ("SessionTracker dump:\nGlobal Sessions(2):\n0x100000a1b2c0000\t6000ms\n"
-            "ephemeral nodes dump:\nSessions with Ephemerals (2):\n0x100000a1b2c0000:\n\t/controller\n\t/brokers/ids/2\n"
+            "ephemeral nodes dump:\nSessions with Ephemerals (2):\n"
+            "0x100000a1b2c0000:\n\t/controller\n\t/brokers/ids/2\n"
             "0x100000a1b2c0001:\n\t/brokers/ids/1\nConnections dump:\n")
     assert ephemerals(dump) == {"0x100000a1b2c0000": ["/controller", "/brokers/ids/2"],
                                 "0x100000a1b2c0001": ["/brokers/ids/1"]}
@@ -147,8 +147,10 @@ def test_cut_log_keeps_continuations_and_stops_at_the_end():
 
 def test_cut_metadata_dump_at_the_first_later_batch():
     text = ("Dumping /d/00000000000000000000.log\nLog starting offset: 0\n"
-            "baseOffset: 0 lastOffset: 0 count: 1 position: 0 CreateTime: 1000 size: 80\n| offset: 0 CreateTime: 1000 a\n"
-            "baseOffset: 1 lastOffset: 1 count: 1 position: 80 CreateTime: 3000 size: 80\n| offset: 1 CreateTime: 3000 b\n")
+            "baseOffset: 0 lastOffset: 0 count: 1 position: 0 CreateTime: 1000 size: 80\n"
+            "| offset: 0 CreateTime: 1000 a\n"
+            "baseOffset: 1 lastOffset: 1 count: 1 position: 80 CreateTime: 3000 size: 80\n"
+            "| offset: 1 CreateTime: 3000 b\n")
     assert cut_metadata_dump(text, 2000).splitlines()[-1] == "| offset: 0 CreateTime: 1000 a"
 
 
