@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kafka_forensics.jobs.simulator.scale import run_scale
+from kafka_forensics.simulator.scale import run_scale
 
 STAGES = ("parse", "replay", "check", "report", "merge")
 CALIBRATION_PARTITIONS = 400
@@ -120,7 +120,7 @@ def main(argv=None) -> int:
     if unknown:
         ap.error(f"unknown stage(s): {', '.join(sorted(unknown))}")
 
-    from kafka_forensics.jobs.options import parse_conf
+    from kafka_forensics.cli.options import parse_conf
     from kafka_forensics.jobs.spark_session import build_session
 
     spark = build_session(args.master, parse_conf(tuple(args.conf)))

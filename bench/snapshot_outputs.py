@@ -43,8 +43,8 @@ def _canonical(value):
         return [_canonical(v) for v in value]
     if isinstance(value, (set, frozenset)):
         return sorted((_canonical(v) for v in value), key=repr)
-    if isinstance(value, dt.datetime):
-        return value.astimezone(dt.timezone.utc).isoformat()
+    if isinstance(value, dt.datetime):  # Spark hands back naive datetimes in the session's zone (UTC)
+        return (value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)).astimezone(dt.timezone.utc).isoformat()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _canonical({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
     if hasattr(value, "tolist"):
@@ -72,7 +72,7 @@ def _parse(files: list[Path], base: Path, kafka_version: str | None):
 
 
 def _replay(events: list[dict], kafka_version: str | None) -> dict:
-    from kafka_forensics.statemachines.replay_local import replay_all
+    from kafka_forensics.replay.local import replay_all
 
     rows = []
     for e in events:
@@ -126,7 +126,7 @@ def _record_spark(out: Path) -> None:
 
     from click.testing import CliRunner
 
-    from kafka_forensics.jobs.cli import main
+    from kafka_forensics.cli.main import main
     from kafka_forensics.jobs.spark_session import build_session
 
     spark = build_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
@@ -137,8 +137,7 @@ def _record_spark(out: Path) -> None:
             result = CliRunner().invoke(main, ["analyze", str(sample.relative_to(REPO)), "--out", tmp])
             doc: dict = {"exit_code": result.exit_code}
             for table in tables:
-                frame = spark.read.parquet(f"{tmp}/{table}").toPandas()
-                rows = [_canonical(r) for r in frame.to_dict("records")]
+                rows = [_canonical(r.asDict(recursive=True)) for r in spark.read.parquet(f"{tmp}/{table}").collect()]
                 doc[table] = sorted(rows, key=lambda r: json.dumps(r, sort_keys=True, default=str))
             doc["findings.jsonl"] = (Path(tmp) / "findings.jsonl").read_text(encoding="utf-8").splitlines()
             verdict = json.loads((Path(tmp) / "verdict.json").read_text(encoding="utf-8"))

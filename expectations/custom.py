@@ -20,9 +20,9 @@ from typing import ClassVar, Union
 from great_expectations.core.suite_parameters import SuiteParameterDict
 from great_expectations.expectations import UnexpectedRowsExpectation
 
-from kafka_forensics.statemachines.cluster import ACTING_TYPES
+from kafka_forensics.replay.cluster import ACTING_TYPES
 from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE, NO_LEADER
-from kafka_forensics.statemachines.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11
+from kafka_forensics.replay.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11
 
 from . import views
 from .legality import KRAFT_DIALECT, STATE_CHANGE_EVENT_TYPES, dialect_sql, entity_sql
@@ -55,7 +55,7 @@ class KafkaRowsExpectation(UnexpectedRowsExpectation):
 
     # Fixed per class; overriding the field's default keeps the query out of every call site.
     unexpected_rows_query: Union[str, SuiteParameterDict]
-    rule: ClassVar[str] = ""  # the replay rule (statemachines/findings.py RULES) this expectation mirrors
+    rule: ClassVar[str] = ""  # the replay rule (replay/findings.py RULES) this expectation mirrors
 
     def _validate(self, metrics: dict, runtime_configuration: dict | None = None, execution_engine=None):
         rows = metrics["unexpected_rows_query.table"] or []

@@ -15,7 +15,7 @@ from functools import lru_cache
 from kafka_forensics.parsers.dialects import AUTO, DIALECTS
 from kafka_forensics.statemachines.machine import rules_for
 from kafka_forensics.statemachines.states import Entity
-from kafka_forensics.statemachines.version_ranges import KRAFT_DIALECT, range_for_dialect
+from kafka_forensics.core.eras import KRAFT_DIALECT, range_for_dialect
 
 # event types whose from_state/to_state belong to one state machine
 STATE_CHANGE_EVENT_TYPES: dict[str, str] = {

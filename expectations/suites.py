@@ -18,7 +18,7 @@ from typing import Mapping
 import great_expectations.expectations as gxe
 from great_expectations.expectations.expectation import Expectation
 
-from kafka_forensics.parsers.schema import EVENT_COLUMNS
+from kafka_forensics.core.tables import EVENT_COLUMNS
 
 from . import custom
 

@@ -15,8 +15,8 @@ from typing import Any, Callable
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from kafka_forensics.parsers.errors import InputError
-from kafka_forensics.statemachines.findings import SEVERITIES
+from kafka_forensics.core.errors import InputError
+from kafka_forensics.replay.findings import SEVERITIES
 
 STAGES = ("parse", "replay", "check", "report")
 Progress = Callable[[str, str, dict], None]  # (stage, "start" | "done", counts)

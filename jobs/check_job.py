@@ -29,7 +29,7 @@ from typing import Any, Optional
 
 from pyspark.sql import DataFrame, SparkSession
 
-from kafka_forensics.parsers.errors import InputError, JobError, KafkaForensicsError
+from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
 
 from .check_config import CheckConfig, load_check_config
 from .fs import path_exists, write_text

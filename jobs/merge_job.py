@@ -25,10 +25,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from kafka_forensics.parsers.errors import InputError, UsageError
+from kafka_forensics.core.errors import InputError, UsageError
 from kafka_forensics.parsers.reader import read_lines
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-from kafka_forensics.parsers.schema import EVENT_COLUMNS
+from kafka_forensics.core.tables import EVENT_COLUMNS
 
 from .discovery import discover
 from .filters import EventFilter, apply_strict

@@ -25,10 +25,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from kafka_forensics.parsers.errors import InputError, JobError, KafkaForensicsError
+from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
 from kafka_forensics.parsers.gc_pause import cyclic_gc_paused
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-from kafka_forensics.parsers.schema import EVENT_COLUMNS, EVENTS_SCHEMA
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA
 
 from .discovery import InputFile, discover
 from .events_writer import finish, local_events_dir, write_events

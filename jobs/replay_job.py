@@ -7,7 +7,7 @@
    is broadcast. Their size grows with controller/broker events, not with partitions or lines.
 2. Partition stage: the events of each (cluster, topic, partition) are brought together with
    ``repartition`` + ``sortWithinPartitions`` and replayed in a Python worker (``mapInArrow``) by
-   ``statemachines.replay``: ordered by controller epoch, then time, then (file, line) - see
+   ``replay.partition``: ordered by controller epoch, then time, then (file, line) - see
    ``statemachines.ordering`` for how clock skew between brokers is contained. Replicas are
    replayed inside their partition's group, because a replica's story depends on its partition.
 3. Refusals for a stale controller epoch carry no partition; they are grouped the same way by
@@ -28,14 +28,14 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from kafka_forensics.parsers.errors import JobError, KafkaForensicsError, UsageError
-from kafka_forensics.statemachines.cluster import (
+from kafka_forensics.core.errors import JobError, KafkaForensicsError, UsageError
+from kafka_forensics.replay.cluster import (
     ACTING_TYPES, ClusterContext, build_cluster_context,
 )
-from kafka_forensics.statemachines.findings import SEVERITIES
-from kafka_forensics.statemachines.replay import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
-from kafka_forensics.statemachines.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
-from kafka_forensics.statemachines.version_ranges import range_for_version_text
+from kafka_forensics.replay.findings import SEVERITIES
+from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
+from kafka_forensics.replay.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
+from kafka_forensics.core.eras import range_for_version_text
 
 from .filters import EventFilter, apply_place, apply_time
 from .fs import write_text

@@ -19,17 +19,17 @@ from typing import Optional
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from kafka_forensics.parsers.errors import InputError, JobError, KafkaForensicsError
+from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
 from kafka_forensics.reports.figures import OTHER_TYPES
 from kafka_forensics.reports.html import render_report
 from kafka_forensics.reports.model import (
     BrokerInterval, ControllerEpoch, Count, EvidenceLine, FindingRow, PartitionMark, PartitionStory, RateSeries,
     Reconciliation, ReportData, StateInterval, SuiteVerdict, TransitionCell, TransitionMatrix, Verdict,
 )
-from kafka_forensics.statemachines.findings import RULES, SEVERITIES
+from kafka_forensics.replay.findings import RULES, SEVERITIES
 from kafka_forensics.statemachines.machine import is_valid_transition
 from kafka_forensics.statemachines.states import PartitionState, ReplicaState
-from kafka_forensics.statemachines.version_ranges import range_for_dialect
+from kafka_forensics.core.eras import range_for_dialect
 
 from .fs import path_exists, write_text
 from .replay_job import collect_arrow

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import UnknownKafkaVersionError
+from kafka_forensics.core.errors import UnknownKafkaVersionError
 from .versions import major_minor, parse_version
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from lark import Lark
 
-from .errors import GrammarError
+from kafka_forensics.core.errors import GrammarError
 from .fields import FIELDS
 
 _HEADER_ROLES = {

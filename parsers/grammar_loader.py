@@ -16,7 +16,7 @@ from lark import Lark
 from lark.exceptions import GrammarError as LarkGrammarError
 
 from .dialects import AUTO, BY_NAME, DIALECTS
-from .errors import GrammarError, UsageError
+from kafka_forensics.core.errors import GrammarError, UsageError
 from .layout import parse_layout
 from .versions import parse_version
 

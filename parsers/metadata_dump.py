@@ -56,7 +56,7 @@ import zlib
 from typing import Optional
 
 from .reader import GZIP_MAGIC, read_lines
-from .schema import EVENT_COLUMNS
+from kafka_forensics.core.tables import EVENT_COLUMNS
 
 COL = {name: i for i, name in enumerate(EVENT_COLUMNS)}
 LOG_KIND = "metadata"

@@ -22,7 +22,7 @@ from .grammar_loader import templates_for
 from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .lines import CONTINUATION, QUARANTINE, RECORD, FastLineParser, LarkLineParser, LineResult
 from .reader import DEFAULT_MAX_LINE_BYTES, read_lines
-from .schema import EVENT_COLUMNS
+from kafka_forensics.core.tables import EVENT_COLUMNS
 
 # Event rows are lists in EVENT_COLUMNS order: cheaper to build than dicts and transposed into
 # Arrow columns in one zip (jobs/parse_job.py); ``FileResult.events`` gives dicts for callers.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import UnknownKafkaVersionError
+from kafka_forensics.core.errors import UnknownKafkaVersionError
 
 HEAD = (99,)
 _VERSION_RE = re.compile(r"^\d+(?:\.\d+){0,3}$")

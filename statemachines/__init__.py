@@ -10,7 +10,7 @@ the apache/kafka source it was read from, ``path@tag``.
 
 from .machine import StateMachineRules, is_valid_transition, rules_for
 from .states import Entity, PartitionState, ReplicaState
-from .versions import ERAS, KafkaVersion, era_of
+from kafka_forensics.core.versions import ERAS, KafkaVersion, era_of
 
 __all__ = [
     "ERAS",

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.versions import VersionLike, has_rule, require_zookeeper_controller
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from .elections import default_unclean_leader_election
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.versions import VersionLike, has_rule, require_zookeeper_controller
 
 NO_LEADER = -1  # LeaderAndIsr.NoLeader (K:api/LeaderAndIsr.scala@1.0.2:25; literal -1 in 0.8.0)
 

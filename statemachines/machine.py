@@ -14,7 +14,7 @@ from .out_of_band import OutOfBandAssignments, out_of_band_assignments
 from .partition_machine import partition_valid_previous_states
 from .replica_machine import replica_valid_previous_states
 from .states import Entity, PartitionState, ReplicaState, State, as_entity, parse_state
-from .versions import Era, KafkaVersion, VersionLike, era_of, require_zookeeper_controller
+from kafka_forensics.core.versions import Era, KafkaVersion, VersionLike, era_of, require_zookeeper_controller
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .states import PartitionState as P
 from .states import ReplicaState as R
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.versions import VersionLike, has_rule, require_zookeeper_controller
 
 
 @dataclass(frozen=True)

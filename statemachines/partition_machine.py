@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from .states import PartitionState as P
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.versions import VersionLike, has_rule, require_zookeeper_controller
 
 ValidPrevious = Mapping[P, tuple[P, ...]]
 

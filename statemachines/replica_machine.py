@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from .states import ReplicaState as R
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.versions import VersionLike, has_rule, require_zookeeper_controller
 
 ValidPrevious = Mapping[R, tuple[R, ...]]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Union
 
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.versions import VersionLike, has_rule, require_zookeeper_controller
 
 
 class Entity(str, Enum):
