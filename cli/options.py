@@ -42,7 +42,7 @@ def parse_options_from(kafka_version, layout, broker_from_path, timezone, use_la
     import re
     import zoneinfo
 
-    from kafka_forensics.parsers.dialects import dialect_for_version
+    from kafka_forensics.core.eras import dialect_for_version
     from kafka_forensics.parsers.layout import parse_layout
 
     if kafka_version:

@@ -10,6 +10,8 @@ import json
 
 import click
 
+from kafka_forensics.core.eras import zookeeper_version
+from kafka_forensics.core.versions import read_kafka_version
 from kafka_forensics.statemachines.render import rules_as_dict, rules_as_text
 
 from .common import debug_option, run_guarded
@@ -21,7 +23,7 @@ from .common import debug_option, run_guarded
     "kafka_version",
     required=True,
     metavar="VERSION",
-    help="Kafka release of the cluster, e.g. 0.8.2.2, 2.8 or 3.9.0 (ZooKeeper mode: 0.8.0 to 3.9).",
+    help="Kafka release of the cluster, e.g. 0.8.2.2, 2.8, 3.9.0 or 7.5.0-ccs (ZooKeeper mode: 0.8.0 to 3.9).",
 )
 @click.option(
     "--json",
@@ -45,8 +47,9 @@ def rules(kafka_version: str, as_json: bool, debug: bool) -> None:
     """
 
     def action() -> str:
+        version = zookeeper_version(read_kafka_version(kafka_version))
         if as_json:
-            return json.dumps(rules_as_dict(kafka_version), indent=2)
-        return rules_as_text(kafka_version).rstrip("\n")
+            return json.dumps(rules_as_dict(version), indent=2)
+        return rules_as_text(version).rstrip("\n")
 
     click.echo(run_guarded(debug, action))

@@ -30,6 +30,10 @@ class UnknownKafkaVersionError(UsageError):
     """``--kafka-version`` names no Kafka release this tool knows."""
 
 
+class NoZooKeeperControllerError(UsageError):
+    """The release has no ZooKeeper controller (KRaft, 4.0+), hence no partition/replica state machines."""
+
+
 class LayoutError(UsageError):
     """A ``--layout`` ConversionPattern that the header grammar cannot follow."""
 

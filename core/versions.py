@@ -1,22 +1,28 @@
-"""Kafka release versions, and the eras in which the controller's rules differ.
+"""Kafka releases: the one ``KafkaVersion`` and the one reader of ``--kafka-version`` text.
 
-A replayer must know which rules the controller that wrote a log was following; the rules change
-at a handful of releases, so a version is parsed into a comparable value and mapped to an era.
-Eras are derived from ``RULE_CHANGES`` (one entry per rule change, with the Kafka source that
-proves it), so every boundary has exactly one definition and every other module asks
-``has_rule(version, key)`` instead of repeating version numbers.
+Every command, the parser's detection of a broker's ``Kafka version: X`` line and the replay read
+version text through ``read_kafka_version``, so they accept and refuse the same texts with the
+same sentence:
 
-Citations are ``path@tag[:line]`` in apache/kafka, with the prefixes
-``K:`` = ``core/src/main/scala/kafka/`` and ``T:`` = ``core/src/test/scala/unit/kafka/``.
-"First release" of a change = lowest non-rc tag containing its commit (``git tag --contains``).
+* an Apache Kafka release: ``0.8.2.2``, ``0.10.2``, ``2.8``, ``3.9.0``, ``4.1``; a 0.x release
+  needs three numbers (``0.8`` could be 0.8.0, 0.8.1 or 0.8.2, whose rules differ) and a later one
+  at least two (``2.8``); a release line Kafka never shipped (``2.9``, ``3.10``) is refused;
+* a Confluent Platform release: ``7.5.0``, ``7.5.0-ccs`` (Confluent Community), ``7.5.0-ce``
+  (Confluent Server), mapped to the Apache release it ships (CP 7.5 = AK 3.5, ``CONFLUENT_PLATFORM``);
+  ``2.0.0-cp1``-style builds (CP 5.x and older) print the Apache number itself;
+* ``-kraft`` for a KRaft cluster of a 2.8 - 3.9 release (``3.9-kraft``); 4.0 and later are always
+  KRaft (ZooKeeper mode was removed); ``kraft`` alone = some KRaft release; ``HEAD`` = trunk (KRaft).
+
+So ``3.9`` is ZooKeeper mode everywhere and ``3.9-kraft`` KRaft everywhere.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Optional, Union
 
-from .errors import UnknownKafkaVersionError, UsageError
+from .errors import UnknownKafkaVersionError
 
 # Every release line Apache Kafka has shipped. 0.x lines have three numbers (a fourth is the
 # patch, "0.8.2.2"); from 1.0 on a line has two ("2.8", patch "2.8.1").
@@ -31,16 +37,41 @@ KNOWN_RELEASE_LINES: tuple[str, ...] = (
     "4.0", "4.1", "4.2", "4.3",
 )
 _KNOWN_LINES = frozenset(KNOWN_RELEASE_LINES)
-_EXAMPLES = "such as 0.8.2.2, 2.8 or 3.9.0"
+_EXAMPLES = "such as 0.8.2.2, 2.8, 3.9.0, 3.9-kraft or 7.5.0-ccs"
+
+# Confluent Platform release line -> the Apache Kafka release line it ships.
+# CP 2.0 - 5.5: "Confluent Platform and Apache Kafka Compatibility",
+#   https://docs.confluent.io/legacy/platform/5.5.15/installation/versions-interoperability.html
+#   (CP 1.0.0 has no Apache line there, so it is not mapped);
+# CP 6.0 - 7.9: the compatibility matrix of https://docs.confluent.io/platform/7.9/streams/upgrade-guide.html
+#   ("6.0.x / 2.6.x" … "7.9.x / 3.9.x");
+# CP 8.x ships Kafka 4.x: "Confluent Platform 8.3.0 (Kafka Streams 4.3.0)",
+#   https://docs.confluent.io/platform/8.3/streams/upgrade-guide.html, and the Kafka changes of
+#   https://docs.confluent.io/platform/8.0/release-notes/changelog.html ("... in 4.0"); 8.1 and 8.2
+#   follow the same numbering.
+CONFLUENT_PLATFORM: dict[str, str] = {
+    "2.0": "0.9.0", "3.0": "0.10.0", "3.1": "0.10.1", "3.2": "0.10.2", "3.3": "0.11.0",
+    "4.0": "1.0", "4.1": "1.1",
+    "5.0": "2.0", "5.1": "2.1", "5.2": "2.2", "5.3": "2.3", "5.4": "2.4", "5.5": "2.5",
+    "6.0": "2.6", "6.1": "2.7", "6.2": "2.8",
+    "7.0": "3.0", "7.1": "3.1", "7.2": "3.2", "7.3": "3.3", "7.4": "3.4", "7.5": "3.5", "7.6": "3.6",
+    "7.7": "3.7", "7.8": "3.8", "7.9": "3.9",
+    "8.0": "4.0", "8.1": "4.1", "8.2": "4.2", "8.3": "4.3",
+}
+_KNOWN = (f"Apache Kafka release lines {KNOWN_RELEASE_LINES[0]} to {KNOWN_RELEASE_LINES[-1]}, "
+          f"Confluent Platform {next(iter(CONFLUENT_PLATFORM))} to {next(reversed(CONFLUENT_PLATFORM))}")
+# Suffixes of Confluent builds whose number is a Confluent Platform release (``7.5.0-ccs``).
+_CONFLUENT_SUFFIXES = ("ccs", "ce")
+_NUMBERS = re.compile(r"^\d+(?:\.\d+)*$")
 
 
 @dataclass(frozen=True, order=True)
 class KafkaVersion:
-    """A Kafka release, comparable across the 0.x (four-number) and 1.x+ (three-number) schemes.
+    """An Apache Kafka release, comparable across the 0.x (four-number) and 1.x+ (three-number) schemes.
 
     ``key`` is zero-padded to four numbers, so ``2.8`` == ``2.8.0`` and ``0.10.2.2`` < ``1.0``;
-    a bare release line stands for every patch release of that line, which is safe because
-    no rule in this package changes inside a line.
+    a bare release line stands for every patch release of that line, which is safe because no
+    rule in this project changes inside a line. ``HEAD`` (trunk) sorts after every release.
     """
 
     key: tuple[int, int, int, int]
@@ -48,37 +79,36 @@ class KafkaVersion:
 
     @classmethod
     def parse(cls, text: str) -> "KafkaVersion":
-        """Parse ``"0.8.2.2"``, ``"2.8"``, ``"3.9.0"``…; raise ``UnknownKafkaVersionError`` otherwise."""
+        """An Apache release number (``"0.8.2.2"``, ``"2.8"``, ``"3.9.0"``) or ``"HEAD"``.
+
+        Raises ``UnknownKafkaVersionError`` for anything else (use ``read_kafka_version`` for
+        user text: it also reads Confluent numbers and ``-kraft``)."""
         if not isinstance(text, str):
             raise UnknownKafkaVersionError(f"{text!r} is not a Kafka version ({_EXAMPLES})")
         cleaned = text.strip()
-        parts = cleaned.split(".")
-        if not cleaned or not all(p.isdigit() and p.isascii() for p in parts):
-            raise UnknownKafkaVersionError(
-                f"{text!r} is not a Kafka version (expected a release {_EXAMPLES})"
-            )
-        numbers = tuple(int(p) for p in parts)
+        if cleaned.upper() == "HEAD":
+            return HEAD
+        if not _NUMBERS.match(cleaned) or not cleaned.isascii():
+            raise UnknownKafkaVersionError(f"{text!r} is not a Kafka version (expected a release {_EXAMPLES})")
+        numbers = tuple(int(p) for p in cleaned.split("."))
         line_len = 3 if numbers[0] == 0 else 2
         if len(numbers) < line_len:
             hint = ("0.x releases need three numbers, e.g. 0.8.2" if numbers[0] == 0
                     else "give at least major.minor, e.g. 2.8")
             raise UnknownKafkaVersionError(f"{cleaned!r} does not name one Kafka release line ({hint})")
         if len(numbers) > line_len + 1:
-            raise UnknownKafkaVersionError(
-                f"{cleaned!r} has too many numbers for a Kafka version ({_EXAMPLES})"
-            )
+            raise UnknownKafkaVersionError(f"{cleaned!r} has too many numbers for a Kafka version ({_EXAMPLES})")
         line = ".".join(str(n) for n in numbers[:line_len])
         if line not in _KNOWN_LINES:
-            raise UnknownKafkaVersionError(
-                f"Kafka {cleaned} is not a known release (known release lines: "
-                f"{KNOWN_RELEASE_LINES[0]} to {KNOWN_RELEASE_LINES[-1]})"
-            )
+            raise UnknownKafkaVersionError(f"Kafka {cleaned} is not a known release ({_KNOWN})")
         padded = numbers + (0,) * (4 - len(numbers))
         return cls(key=padded, text=cleaned)  # type: ignore[arg-type]
 
     @property
     def line(self) -> str:
-        """The release line, e.g. ``"0.8.2"`` or ``"2.8"``."""
+        """The release line, e.g. ``"0.8.2"`` or ``"2.8"`` (``"HEAD"`` for trunk)."""
+        if self.key == HEAD.key:
+            return "HEAD"
         n = 3 if self.key[0] == 0 else 2
         return ".".join(str(x) for x in self.key[:n])
 
@@ -86,216 +116,82 @@ class KafkaVersion:
         return self.text
 
 
+HEAD = KafkaVersion(key=(9999, 0, 0, 0), text="HEAD")
 VersionLike = Union[str, KafkaVersion]
 
 
 def as_version(version: VersionLike) -> KafkaVersion:
-    """Accept a ``KafkaVersion`` or a version string (every public function here takes both)."""
+    """Accept a ``KafkaVersion`` or an Apache release number (the rules' functions take both)."""
     return version if isinstance(version, KafkaVersion) else KafkaVersion.parse(version)
 
 
-def _v(text: str) -> KafkaVersion:
-    return KafkaVersion.parse(text)
+ZOOKEEPER_REMOVED = KafkaVersion.parse("4.0")  # https://kafka.apache.org/40/getting-started/upgrade
+KRAFT_INTRODUCED = KafkaVersion.parse("2.8")  # KIP-500 early access (config/kraft/README.md@2.8.0)
 
 
 @dataclass(frozen=True)
-class RuleChange:
-    """One change of controller behaviour that this package models, and where it comes from."""
+class KafkaRelease:
+    """What a ``--kafka-version`` text (or a broker's ``Kafka version:`` line) says about a cluster.
 
-    key: str
-    since: KafkaVersion
-    summary: str
-    jira: str
-    evidence: str
+    ``version`` is the Apache release (None for a bare ``kraft``); ``kraft`` says which controller
+    wrote the logs. ``text`` is what was given, for messages."""
 
-
-# Ordered by release. Only changes that alter a rule implemented in statemachines/ are listed.
-RULE_CHANGES: tuple[RuleChange, ...] = (
-    RuleChange(
-        "replica_deletion_states", _v("0.8.1"),
-        "7-state replica machine: ReplicaDeletionStarted/Successful/Ineligible added, "
-        "NonExistentReplica code 4 -> 7, NonExistentReplica only from ReplicaDeletionSuccessful, "
-        "OfflineReplica also from Offline/Ineligible, OnlineReplica also from Ineligible",
-        "KAFKA-330 (167acb832d7)",
-        "K:controller/ReplicaStateMachine.scala@0.8.0:115-167,286-289 vs @0.8.1.1:154-227,356-362",
-    ),
-    RuleChange(
-        "offline_partition_from_offline", _v("0.8.1"),
-        "OfflinePartition -> OfflinePartition becomes valid",
-        "KAFKA-330 (167acb832d7)",
-        "K:controller/PartitionStateMachine.scala@0.8.0:165 vs @0.8.1.1:197",
-    ),
-    RuleChange(
-        "failover_dead_replicas_ineligible", _v("0.8.1"),
-        "at controller failover replicas on dead brokers are put in ReplicaDeletionIneligible "
-        "(0.8.0: OfflineReplica)",
-        "KAFKA-330 (167acb832d7)",
-        "K:controller/ReplicaStateMachine.scala@0.8.0:223-234 vs @0.8.1.1:298-314",
-    ),
-    RuleChange(
-        "reassign_leader_from_isr", _v("0.8.1"),
-        "reassignment election requires the new leader to be in the ISR (0.8.0: any live RAR member)",
-        "KAFKA-1202/KAFKA-1020 (855340a2e65)",
-        "K:controller/PartitionLeaderSelector.scala@0.8.0:87-113 vs @0.8.1.1:90-117",
-    ),
-    RuleChange(
-        "controlled_shutdown_isr_minus_shutting_down", _v("0.8.1"),
-        "controlled-shutdown election = head of ISR minus shutting-down brokers "
-        "(0.8.0 also removed the current leader from the candidates and the new ISR)",
-        "KAFKA-1202/KAFKA-1020 (855340a2e65)",
-        "K:controller/PartitionLeaderSelector.scala@0.8.0:151-181 vs @0.8.1.1:156-185",
-    ),
-    RuleChange(
-        "unclean_leader_election_config", _v("0.8.2"),
-        "unclean.leader.election.enable (default true); with it disabled the offline election fails "
-        "instead of electing a non-ISR replica and the controller keeps the last ISR member",
-        "KAFKA-1028 (616086b9092)",
-        "K:controller/PartitionLeaderSelector.scala@0.8.2.2:49-98; "
-        "K:controller/KafkaController.scala@0.8.2.2:988-1044",
-    ),
-    RuleChange(
-        "offline_leader_assignment_order", _v("0.8.2"),
-        "offline election picks the first live ISR member in assignment order (before: ISR order)",
-        "KAFKA-1503 (2a4718c1a7e)",
-        "K:controller/PartitionLeaderSelector.scala@0.8.2.2:85-90",
-    ),
-    RuleChange(
-        "controlled_shutdown_assignment_order", _v("0.10.0"),
-        "controlled-shutdown election picks the first live-or-shutting-down assigned replica that is "
-        "in ISR minus shutting-down brokers (before: head of that ISR, no liveness check)",
-        "KAFKA-3670 (a1afbab3eda)",
-        "K:controller/PartitionLeaderSelector.scala@0.9.0.1:188 vs @0.10.0.0:188",
-    ),
-    RuleChange(
-        "unclean_default_false", _v("0.11.0"),
-        "unclean.leader.election.enable defaults to false",
-        "KAFKA-4623 / KIP-106 (46da01a4a7d)",
-        "K:server/KafkaConfig.scala@0.10.2.2:132 vs @0.11.0.0:134",
-    ),
-    RuleChange(
-        "election_algorithms", _v("1.1"),
-        "PartitionLeaderElectionAlgorithms: preferred election has no 'already leader' short-cut "
-        "(re-elects with leaderEpoch+1); unclean only when no ISR member is live; "
-        "the controller never shrinks an ISR of size 1; controlled-shutdown LeaderAndIsr goes to "
-        "live replicas only (not to the shutting-down broker)",
-        "KAFKA-5642 (b71ee043f89)",
-        "K:controller/PartitionStateMachine.scala@1.1.1:344-413,437-462; "
-        "K:controller/ReplicaStateMachine.scala@1.1.1:290",
-    ),
-    RuleChange(
-        "controlled_shutdown_recipients_include_shutting_down", _v("2.1"),
-        "controlled-shutdown LeaderAndIsr is again sent to the shutting-down broker",
-        "KAFKA-7482 (c7131fc7a3e)",
-        "K:controller/PartitionStateMachine.scala@2.0.1 vs @2.1.0:440-449; "
-        "T:controller/PartitionStateMachineTest.scala@2.3.0:195-198",
-    ),
-    RuleChange(
-        "preferred_election_skips_preferred_leader", _v("2.2"),
-        "the controller no longer runs a preferred election for partitions already led by their "
-        "preferred replica",
-        "KAFKA-5692 (269b65279c7)",
-        "K:controller/KafkaController.scala@2.2.0:1589-1594",
-    ),
-    RuleChange(
-        "offline_replica_to_deletion_ineligible", _v("2.3"),
-        "ReplicaDeletionIneligible becomes valid from OfflineReplica",
-        "KAFKA-8237 (17c80166461)",
-        "K:controller/ReplicaStateMachine.scala@2.2.2:438-440 vs @2.3.0:431-433",
-    ),
-    RuleChange(
-        "failover_offline_replica_transition", _v("2.3"),
-        "at controller failover replicas on dead brokers are transitioned to OfflineReplica "
-        "(ISR shrink, leader -1) instead of staying ReplicaDeletionIneligible",
-        "KAFKA-3143 (423610f3d08)",
-        "K:controller/ReplicaStateMachine.scala@2.3.0:35-44",
-    ),
-    RuleChange(
-        "leader_recovery_on_unclean", _v("3.2"),
-        "an unclean election marks the partition leaderRecoveryState=RECOVERING "
-        "(inter.broker.protocol.version >= 3.2-IV0, the default)",
-        "KAFKA-13587 / KIP-704 (52621613fd3)",
-        "K:controller/Election.scala@3.2.0:45-47; K:controller/PartitionStateMachine.scala@3.9.0-rc3:136",
-    ),
-    RuleChange(
-        "kraft_only", _v("4.0"),
-        "ZooKeeper mode removed: no partition/replica state machines (KRaft only)",
-        "KIP-500 / KIP-833",
-        "https://kafka.apache.org/40/getting-started/upgrade "
-        "('Apache Kafka 4.0 only supports KRaft mode - ZooKeeper mode has been removed')",
-    ),
-)
-_CHANGES_BY_KEY = {c.key: c for c in RULE_CHANGES}
-
-
-def rule_change(key: str) -> RuleChange:
-    """The ``RuleChange`` registered under ``key`` (KeyError for a typo: a bug, not user input)."""
-    return _CHANGES_BY_KEY[key]
-
-
-def has_rule(version: VersionLike, key: str) -> bool:
-    """True iff ``version`` includes the rule change ``key``."""
-    return as_version(version) >= _CHANGES_BY_KEY[key].since
-
-
-@dataclass(frozen=True)
-class Era:
-    """A version range over which every rule modelled here is the same."""
-
-    first: KafkaVersion
-    last_line: str | None  # last known release line of the era; None = open-ended
-    changes: tuple[RuleChange, ...]  # what changed at ``first`` (empty for the first era)
+    version: Optional[KafkaVersion]
+    kraft: bool
+    text: str
 
     @property
     def label(self) -> str:
-        first = self.first.line
-        if self.last_line is None:
-            return f"{first} and later"
-        if self.last_line == first:
-            return f"{first}.x"
-        return f"{first} - {self.last_line}.x"
-
-    def contains(self, version: VersionLike) -> bool:
-        return era_of(version) == self
+        if self.version is None:
+            return "KRaft"
+        mode = "KRaft" if self.kraft else "ZooKeeper"
+        return f"{self.version} ({mode})"
 
 
-def _build_eras() -> tuple[Era, ...]:
-    starts = sorted({c.since for c in RULE_CHANGES} | {_v(KNOWN_RELEASE_LINES[0])})
-    eras = []
-    for i, first in enumerate(starts):
-        nxt = starts[i + 1] if i + 1 < len(starts) else None
-        if nxt is None:
-            last_line = None
-        else:
-            idx = KNOWN_RELEASE_LINES.index(nxt.line)
-            last_line = KNOWN_RELEASE_LINES[idx - 1]
-        changes = tuple(c for c in RULE_CHANGES if c.since == first)
-        eras.append(Era(first=first, last_line=last_line, changes=changes))
-    return tuple(eras)
+def read_kafka_version(text: str) -> KafkaRelease:
+    """The one reader of version text (module docstring); ``UnknownKafkaVersionError`` if it names
+    no Kafka release, always with the same sentence whichever command reads it."""
+    if not isinstance(text, str) or not text.strip():
+        raise UnknownKafkaVersionError(f"{text!r} is not a Kafka version ({_EXAMPLES})")
+    given = text.strip()
+    raw = given.lower()
+    if raw == "kraft":
+        return KafkaRelease(None, True, given)
+    kraft_suffix = raw.endswith("-kraft")
+    base = raw.removesuffix("-kraft")
+    version = _apache_version(base, given)
+    if kraft_suffix and version < KRAFT_INTRODUCED:
+        raise UnknownKafkaVersionError(f"Kafka {given} has no KRaft mode (KRaft starts in {KRAFT_INTRODUCED})")
+    return KafkaRelease(version, kraft_suffix or version >= ZOOKEEPER_REMOVED, given)
 
 
-ERAS: tuple[Era, ...] = _build_eras()
+def _apache_version(base: str, given: str) -> KafkaVersion:
+    number, _, vendor = base.partition("-")
+    if number == "head" and not vendor:
+        return HEAD
+    if not _NUMBERS.match(number):
+        raise UnknownKafkaVersionError(f"{given!r} is not a Kafka version (expected a release {_EXAMPLES})")
+    major = int(number.split(".")[0])
+    if vendor in _CONFLUENT_SUFFIXES or (not vendor and major >= 5):
+        return _confluent(number, given)
+    try:
+        return KafkaVersion.parse(number)
+    except UnknownKafkaVersionError:
+        if vendor:  # "2.9.1-foo": the number before a vendor suffix must be an Apache release
+            raise UnknownKafkaVersionError(
+                f"{given!r} is not a Kafka version: {number} is not an Apache Kafka release ({_EXAMPLES})"
+            ) from None
+        raise
 
 
-def era_of(version: VersionLike) -> Era:
-    """The era whose rules ``version`` follows."""
-    v = as_version(version)
-    current = ERAS[0]
-    for era in ERAS:
-        if v >= era.first:
-            current = era
-    return current
+def _confluent(number: str, given: str) -> KafkaVersion:
+    parts = number.split(".")
+    line = ".".join(parts[:2])
+    apache = CONFLUENT_PLATFORM.get(line) if len(parts) >= 2 else None
+    if apache is None:
+        raise UnknownKafkaVersionError(f"Kafka {given} is not a known release ({_KNOWN})")
+    return KafkaVersion.parse(apache)
 
 
-class NoZooKeeperControllerError(UsageError):
-    """The version has no ZooKeeper controller, hence no partition/replica state machines (exit 2)."""
-
-
-def require_zookeeper_controller(version: VersionLike) -> KafkaVersion:
-    """Return the parsed version, or raise if that Kafka has no ZooKeeper-mode state machines."""
-    v = as_version(version)
-    if has_rule(v, "kraft_only"):
-        raise NoZooKeeperControllerError(
-            f"Kafka {v} runs only the KRaft controller (ZooKeeper mode was removed in 4.0), "
-            f"which has no partition or replica state machines; give a version from 0.8.0 to 3.9"
-        )
-    return v
+__all__ = ["CONFLUENT_PLATFORM", "HEAD", "KNOWN_RELEASE_LINES", "KafkaRelease", "KafkaVersion", "VersionLike",
+           "ZOOKEEPER_REMOVED", "as_version", "read_kafka_version"]

@@ -21,6 +21,7 @@ from great_expectations.core.suite_parameters import SuiteParameterDict
 from great_expectations.expectations import UnexpectedRowsExpectation
 
 from kafka_forensics.replay.cluster import ACTING_TYPES
+from kafka_forensics.statemachines.states import PartitionState as P
 from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE, NO_LEADER
 from kafka_forensics.replay.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11
 
@@ -225,7 +226,7 @@ def _epoch_query(column: str, label: str) -> str:
     partition incarnation (a NewPartition/NonExistentPartition interval starts a new one)."""
     return f"""
         WITH inc AS (
-          SELECT *, sum(CASE WHEN state IN ('NewPartition', 'NonExistentPartition') THEN 1 ELSE 0 END)
+          SELECT *, sum(CASE WHEN state IN ('{P.NewPartition.value}', '{P.NonExistentPartition.value}') THEN 1 ELSE 0 END)
                       OVER (PARTITION BY cluster, topic, partition ORDER BY seq) AS kf_incarnation
           FROM {{batch}}),
         w AS (

@@ -35,7 +35,7 @@ from kafka_forensics.replay.cluster import (
 from kafka_forensics.replay.findings import SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from kafka_forensics.replay.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
-from kafka_forensics.core.eras import range_for_version_text
+from kafka_forensics.core.versions import read_kafka_version
 
 from .filters import EventFilter, apply_place, apply_time
 from .fs import write_text
@@ -100,7 +100,7 @@ class ReplayFrames:
 
 def validate_options(options: ReplayOptions) -> None:
     if options.kafka_version:
-        range_for_version_text(options.kafka_version)  # UnknownKafkaVersionError (exit 2)
+        read_kafka_version(options.kafka_version)  # UnknownKafkaVersionError (exit 2)
     if options.cluster_from_path:
         try:
             rx = re.compile(options.cluster_from_path)

@@ -27,8 +27,8 @@ from kafka_forensics.reports.model import (
     Reconciliation, ReportData, StateInterval, SuiteVerdict, TransitionCell, TransitionMatrix, Verdict,
 )
 from kafka_forensics.replay.findings import RULES, SEVERITIES
-from kafka_forensics.statemachines.machine import is_valid_transition
-from kafka_forensics.statemachines.states import PartitionState, ReplicaState
+from kafka_forensics.statemachines.legality import is_forbidden
+from kafka_forensics.statemachines.states import PartitionState, ReplicaState, UnknownStateError
 from kafka_forensics.core.eras import range_for_dialect
 
 from .fs import path_exists, write_text
@@ -368,16 +368,11 @@ def _matrices(events: DataFrame) -> list[TransitionMatrix]:
 
 
 def _illegal_in_era(entity: str, dialect: Optional[str], from_state: str, to_state: str) -> bool:
-    """Illegal if every release the line's dialect admits forbids it (statemachines.version_ranges)."""
-    vrange = range_for_dialect(dialect)
-    if vrange.kraft:
-        return False
+    """Illegal if every release the line's dialect admits forbids it (statemachines.legality)."""
     try:
-        return vrange.in_all(lambda v: not is_valid_transition(entity, from_state, to_state, v))
-    except KafkaForensicsError:
+        return is_forbidden(entity, from_state, to_state, range_for_dialect(dialect))
+    except UnknownStateError:
         return False  # a state name no Kafka has: the parser would not type it; never mark it
-    except ValueError:
-        return False
 
 
 def bucket_seconds_for(start: Optional[datetime], end: Optional[datetime]) -> int:

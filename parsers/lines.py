@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 
-from .dialects import AUTO
+from kafka_forensics.core.eras import AUTO
 from .fastpath import FastGrammar, compile_fast_grammar, field_pairs, match_template, retry_rules
 from .fields import FIELDS
 from .grammar_loader import build_lark, templates_for

@@ -15,7 +15,7 @@ from typing import Iterator
 from zoneinfo import ZoneInfo
 
 from .detect import detect_dialect
-from .dialects import AUTO, dialect_for_version
+from kafka_forensics.core.eras import AUTO, dialect_for_version
 from .fields import apply_fields
 from .gc_pause import cyclic_gc_paused
 from .grammar_loader import templates_for

@@ -12,14 +12,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Optional
 
+from kafka_forensics.statemachines.states import PartitionState as P
+from kafka_forensics.statemachines.states import ReplicaState as R
 from .findings import ERROR, INFO, WARNING, Finding, ref_of
+from .findings import fmt_ints as _fmt
 from .partition_view import CONTROLLER_VIEW, DECISION, LEADER_ISR_CHANGE, NO_LEADER, Observation, PartitionStatus
-from .states_text import (
-    P_NEW, P_NONEXISTENT, P_OFFLINE, P_ONLINE, R_DELETING, R_GONE, R_INELIGIBLE, R_OFFLINE, fmt_ints as _fmt,
-    info_level_default,
-)
 from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, range_for_line
-from kafka_forensics.core.versions import has_rule
+from kafka_forensics.core.rule_changes import has_rule
+
+# Replicas being deleted, and replicas no longer serving (a dead broker's replica stays Offline).
+R_DELETING = frozenset({R.ReplicaDeletionStarted, R.ReplicaDeletionSuccessful, R.ReplicaDeletionIneligible})
+R_GONE = R_DELETING | {R.OfflineReplica, R.NonExistentReplica}
 
 
 class EpochChecks:
@@ -30,7 +33,7 @@ class EpochChecks:
         for f in self.failures:
             event, vrange = f["event"], f["vrange"]
             what = (f"replica {f['replica']} " if f["entity"] == "replica" else "partition ") + f"{f['src']} -> {f['dst']}"
-            expected = (f["entity"] == "replica" and f["src"] == R_OFFLINE and f["dst"] == R_INELIGIBLE
+            expected = (f["entity"] == "replica" and f["src"] == R.OfflineReplica and f["dst"] == R.ReplicaDeletionIneligible
                         and vrange.may_predate("offline_replica_to_deletion_ineligible"))
             if f["refused"]:
                 kind, severity = "refused", INFO if expected else ERROR
@@ -39,7 +42,7 @@ class EpochChecks:
                     text += "; expected before 2.3 for dead replicas of a topic being deleted (KAFKA-8237)"
             else:
                 kind = "failed"
-                offline = f["entity"] == "partition" and f["dst"] == P_ONLINE and f["src"] in (P_OFFLINE, P_NEW)
+                offline = f["entity"] == "partition" and f["dst"] == P.OnlinePartition and f["src"] in (P.OfflinePartition, P.NewPartition)
                 severity = ERROR if offline and "recovered" not in f else WARNING
                 text = f"Kafka failed the state change {what}"
                 if offline and "recovered" not in f:
@@ -61,7 +64,7 @@ class EpochChecks:
         if not self.online_refs or self.replica_lines:
             return  # (a creation cut off before New -> Online proves nothing: the log may just end)
         vrange = self.vrange or range_for_line(None, None, self.cfg.user_version)
-        info_era = info_level_default(vrange) or any(
+        info_era = vrange.state_change_at_info() or any(
             e.get("dialect") in INFO_LEVEL_DIALECTS for e in self.events if ref_of(e) in self.creation_refs)
         explained = info_era and not self.trace_seen
         reason = ("replica transitions are logged at TRACE only since 2.6 (KAFKA-8470) and this log is at INFO: "
@@ -162,8 +165,8 @@ class EpochChecks:
 
     def _check_offline_with_live_replicas(self) -> None:
         c, t = self.cur, self.epoch_last_ts
-        offline = c.state == P_OFFLINE or (c.leader == NO_LEADER and c.state not in (P_NEW, P_NONEXISTENT))
-        if not offline or self.deleting or c.state == P_NONEXISTENT:
+        offline = c.state == P.OfflinePartition or (c.leader == NO_LEADER and c.state not in (P.NewPartition, P.NonExistentPartition))
+        if not offline or self.deleting or c.state == P.NonExistentPartition:
             return
         if any(r["state"] in R_DELETING for r in self.replicas.values()):
             return  # topic deletion in progress

@@ -58,6 +58,16 @@ def ref_of(event: dict) -> str:
     return evidence_ref(event["source_file"], event["line_no"])
 
 
+def fmt_ints(values) -> str:
+    """An ISR or replica list as a finding's summary prints it."""
+    return "[" + ",".join(str(v) for v in values) + "]" if values is not None else "unknown"
+
+
+def first_line(text: Optional[str]) -> str:
+    """The first line of a message or stack trace, as a finding quotes it."""
+    return (text or "").strip().splitlines()[0][:300] if (text or "").strip() else ""
+
+
 def _unique(refs: Iterable[str]) -> list[str]:
     seen: dict[str, None] = {}
     for ref in refs:

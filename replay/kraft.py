@@ -33,11 +33,11 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from .cluster import DEAD, FENCED, ClusterContext
+from kafka_forensics.statemachines.states import PartitionState as P
+from kafka_forensics.statemachines.states import ReplicaState as R
 from .findings import CRITICAL, ERROR, INFO, MAX_EVIDENCE, WARNING, Finding, ref_of
-from .states_text import P_NONEXISTENT, P_OFFLINE, P_ONLINE, R_OFFLINE, R_ONLINE
 
 P_RECOVERING = "RecoveringPartition"
-R_NONEXISTENT = "NonExistentReplica"
 METADATA = "metadata"
 NO_LEADER = -1
 RECOVERING = 1
@@ -77,8 +77,8 @@ class Registration:
     @property
     def state(self) -> str:
         if self.leader < 0:
-            return P_OFFLINE
-        return P_RECOVERING if self.recovery == RECOVERING else P_ONLINE
+            return P.OfflinePartition
+        return P_RECOVERING if self.recovery == RECOVERING else P.OnlinePartition
 
 
 def _attr_list(attrs: dict, key: str) -> Optional[tuple[int, ...]]:
@@ -250,9 +250,9 @@ class KraftPartitionReplay:
         self._apply(new, event)
 
     def _removed(self, event: dict) -> None:
-        self._open_partition(event, P_NONEXISTENT, self.cur)
+        self._open_partition(event, P.NonExistentPartition, self.cur)
         for replica in list(self.replica_state):
-            self._set_replica(event, replica, R_NONEXISTENT)
+            self._set_replica(event, replica, R.NonExistentReplica)
         self.cur, self.cur_ref = None, ref_of(event)
 
     def _apply(self, new: Registration, event: dict) -> None:
@@ -264,13 +264,13 @@ class KraftPartitionReplay:
             self._check_fenced_leader(new, event)
         self._open_partition(event, new.state, new)
         for replica in new.replicas:
-            state = R_ONLINE
+            state = R.OnlineReplica
             broker_state, _ = self.ctx.broker_state_at(replica, event.get("ts"))
             if broker_state in (FENCED, DEAD):
-                state = R_OFFLINE
+                state = R.OfflineReplica
             self._set_replica(event, replica, state)
-        for replica in [r for r, s in self.replica_state.items() if r not in new.replicas and s != R_NONEXISTENT]:
-            self._set_replica(event, replica, R_NONEXISTENT)
+        for replica in [r for r, s in self.replica_state.items() if r not in new.replicas and s != R.NonExistentReplica]:
+            self._set_replica(event, replica, R.NonExistentReplica)
 
     # ---- checks ------------------------------------------------------------------------------
     def _invariants(self, reg: Registration, event: dict) -> None:

@@ -19,15 +19,17 @@ only "one of" those out-of-band states.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Optional
 
 from .cluster import ClusterContext
-from .findings import ERROR, INFO, WARNING, Finding, ref_of
+from kafka_forensics.statemachines.states import PartitionState as P
+from kafka_forensics.statemachines.states import ReplicaState as R
+from .findings import ERROR, INFO, WARNING, Finding, first_line, ref_of
 from .epoch_checks import EpochChecks
 from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
+from kafka_forensics.statemachines.legality import is_forbidden
 from kafka_forensics.statemachines.machine import rules_for
 from .ordering import replay_order
 from .partition_checks import Progression, SnapshotInvariants, unclean_finding
@@ -37,17 +39,13 @@ from .partition_view import (
     apply_observation, is_stale, observation_of, source_of,
 )
 from kafka_forensics.statemachines.states import Entity
-from .states_text import (
-    P_NEW, P_NONEXISTENT, P_OFFLINE, P_ONLINE, R_INELIGIBLE, R_OFFLINE, R_ONLINE, first_line, info_level_default,
-    logs_state_after_put,
-)
 from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, VersionRange, range_for_line
 
 # initializePartitionState: leader znode + live leader -> Online, else Offline; no znode -> New.
-FAILOVER_PARTITION_STATES = frozenset({P_NEW, P_ONLINE, P_OFFLINE})
+FAILOVER_PARTITION_STATES = frozenset({P.NewPartition, P.OnlinePartition, P.OfflinePartition})
 # initializeReplicaState: Online if live, else Offline (0.8.0) / ReplicaDeletionIneligible (0.8.1+),
 # and 2.3+ moves the latter to Offline at startup (statemachines/out_of_band.py).
-FAILOVER_REPLICA_STATES = frozenset({R_ONLINE, R_OFFLINE, R_INELIGIBLE})
+FAILOVER_REPLICA_STATES = frozenset({R.OnlineReplica, R.OfflineReplica, R.ReplicaDeletionIneligible})
 # The lines the replay reads (every other partition line is neither state nor evidence for a rule).
 PARTITION_EVENT_TYPES = frozenset(
     DECISION_TYPES | CONTROLLER_VIEW_TYPES | BROKER_VIEW_TYPES | LEADER_ISR_TYPES | FAILURE_TYPES
@@ -88,11 +86,6 @@ class _Intervals:
 
 def _list(values) -> Optional[list[int]]:
     return None if values is None else list(values)
-
-
-@functools.lru_cache(maxsize=4096)
-def _valid_in_some_release(vrange: VersionRange, entity: Entity, src: str, dst: str) -> bool:
-    return vrange.in_any(lambda v: rules_for(v).is_valid_transition(entity, src, dst))
 
 
 class PartitionReplay(EpochChecks):
@@ -221,7 +214,7 @@ class PartitionReplay(EpochChecks):
     # ---- partition lines ---------------------------------------------------------------------
     def _partition_transition(self, epoch: int, event: dict, vrange: VersionRange) -> None:
         src, dst = event.get("from_state"), event.get("to_state")
-        if src and dst and not vrange.kraft and not _valid_in_some_release(vrange, Entity.PARTITION, src, dst):
+        if src and dst and is_forbidden(Entity.PARTITION, src, dst, vrange):
             self.findings.append(Finding.make(
                 "illegal_transition", ERROR,
                 f"logged transition {src} -> {dst} is not allowed by the partition state machine of Kafka "
@@ -229,29 +222,29 @@ class PartitionReplay(EpochChecks):
                 f"{', '.join(s.value for s in rules_for(vrange.last).valid_previous_states(Entity.PARTITION, dst))})",
                 [ref_of(event)], controller_epoch=epoch, ts=event.get("ts"), kind="logged_pair_invalid", **self.where))
         self._check_partition_gap(epoch, event, src, dst, vrange)
-        if src == P_NONEXISTENT and dst == P_NEW:
+        if src == P.NonExistentPartition and dst == P.NewPartition:
             if self.cur.state is not None or self.cur.leader is not None:
                 self.incarnation += 1  # deleted and re-created: epochs restart at 0
             self.trusted_isr, self.deleting = None, False
             self.cur = PartitionStatus(state=self.cur.state, replicas=self.cur.replicas)
             self.creation_refs.append(ref_of(event))
-        elif src == P_NEW and dst == P_ONLINE:
+        elif src == P.NewPartition and dst == P.OnlinePartition:
             self.creation_refs.append(ref_of(event))
             self.online_refs.append(ref_of(event))
-        if dst == P_NONEXISTENT:
+        if dst == P.NonExistentPartition:
             self._set(epoch, event, PartitionStatus(state=dst, replicas=self.cur.replicas), DECISION)
             self.deleting = False
         else:
             self._observe(epoch, event, vrange, DECISION, state=dst)
         self.state_ref, self.state_epoch = ref_of(event), epoch
-        if dst == P_ONLINE:
+        if dst == P.OnlinePartition:
             for failure in self.failures:
                 failure.setdefault("recovered", ref_of(event))
 
     def _partition_failure(self, epoch: int, event: dict, vrange: VersionRange) -> None:
         src, dst = event.get("from_state"), event.get("to_state")
         if event["event_type"] == "no_replica_alive":
-            src, dst = src or P_NEW, dst or P_ONLINE
+            src, dst = src or P.NewPartition, dst or P.OnlinePartition
         self._check_partition_gap(epoch, event, src, dst, vrange)
         refused = "should be in" in (event.get("stack") or "") + (event.get("message") or "")
         why = first_line(event.get("stack")) or first_line(event.get("message"))
@@ -274,10 +267,10 @@ class PartitionReplay(EpochChecks):
             allowed |= FAILOVER_PARTITION_STATES
         if src in allowed:
             return
-        if src == dst == P_ONLINE and self.cur.state in (P_OFFLINE, P_NEW) and logs_state_after_put(vrange):
-            return  # 0.8.0 prints the state after the put (see logs_state_after_put)
-        info_era = (event.get("dialect") in INFO_LEVEL_DIALECTS or info_level_default(vrange)) and not self.trace_seen
-        explained = info_era and src in (P_OFFLINE, P_NONEXISTENT)
+        if src == dst == P.OnlinePartition and self.cur.state in (P.OfflinePartition, P.NewPartition) and vrange.logs_state_after_put():
+            return  # 0.8.0 prints the state after the put (VersionRange.logs_state_after_put)
+        info_era = (event.get("dialect") in INFO_LEVEL_DIALECTS or vrange.state_change_at_info()) and not self.trace_seen
+        explained = info_era and src in (P.OfflinePartition, P.NonExistentPartition)
         reason = ("the transition into it is logged at TRACE only since 2.6 (KAFKA-8470) and this log is at INFO"
                   if explained else "the lines in between are missing (rotation loss, a filtered or truncated file)")
         self.findings.append(Finding.make(
@@ -308,7 +301,7 @@ class PartitionReplay(EpochChecks):
         if source == LEADER_ISR_CHANGE and not self._leader_isr_change_applies(event):
             return
         if source in (DECISION, CONTROLLER_VIEW) and obs.leader is not None and obs.leader >= 0 \
-                and obs.leader != self.cur.leader and state != P_NEW and not unclean_logged:
+                and obs.leader != self.cur.leader and state != P.NewPartition and not unclean_logged:
             self._check_unclean(epoch, event, obs)
         new = apply_observation(self.cur, obs)
         if state is not None:
@@ -366,7 +359,7 @@ class PartitionReplay(EpochChecks):
         self.replica_lines += 1
         if replica is None or not dst:
             return
-        if src and not vrange.kraft and not _valid_in_some_release(vrange, Entity.REPLICA, src, dst):
+        if src and is_forbidden(Entity.REPLICA, src, dst, vrange):
             self.findings.append(Finding.make(
                 "illegal_transition", ERROR,
                 f"logged transition {src} -> {dst} of replica {replica} is not allowed by the replica state machine "

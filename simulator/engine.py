@@ -26,19 +26,21 @@ ALL_NOTES = frozenset({"unclean", "stale_controller", "election_failed", "contro
 
 
 def templates_for(prof: Profile, out: LogOutput):
-    """The template class of the profile's era."""
-    if prof.era == "zk-0.10":
+    """The template class of the profile's log-format era (``core.eras`` dialect)."""
+    if prof.dialect == "zk-0.8":
         from .templates_zk_0_10 import Zk010Templates as cls
-    elif prof.era == "zk-1.1":
+    elif prof.dialect == "zk-1.1":
         from .templates_zk_1_1 import Zk11Templates as cls
-    elif prof.era == "zk-2.4":
+    elif prof.dialect == "zk-2.4":
         from .templates_zk_2_4 import Zk24Templates as cls
-    elif prof.era == "zk-2.6":
+    elif prof.dialect == "zk-2.6":
         from .templates_zk_2_6 import Zk26Templates as cls
-    elif prof.era == "zk-3.x":
+    elif prof.dialect == "zk-3.x":
         from .templates_zk_3_x import Zk3xTemplates as cls
-    else:
+    elif prof.dialect == "kraft":
         from .templates_kraft import KraftTemplates as cls
+    else:
+        raise AssertionError(f"no templates for dialect {prof.dialect}")
     return cls(out, prof)
 
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import Iterable, Optional, Sequence
 
 from kafka_forensics.statemachines import elections, isr_shrink
+from kafka_forensics.core.eras import VersionRange
+from kafka_forensics.statemachines.legality import is_forbidden
 from kafka_forensics.statemachines.machine import rules_for
 from kafka_forensics.statemachines.states import Entity
-from kafka_forensics.core.versions import has_rule
+from kafka_forensics.core.rule_changes import has_rule
 
 from .profile import Profile
 
@@ -25,13 +27,14 @@ class Legality:
         self.version = prof.version
         self.rules = rules_for(self.version)
         self.oob = self.rules.out_of_band
+        self._release = VersionRange(self.version, self.version)
         self._valid: dict[tuple, bool] = {}
 
     def valid(self, entity: Entity, frm: str, to: str) -> bool:
         key = (entity, frm, to)
         ok = self._valid.get(key)
         if ok is None:
-            ok = self._valid[key] = self.rules.is_valid_transition(entity, frm, to)
+            ok = self._valid[key] = not is_forbidden(entity, frm, to, self._release)
         return ok
 
     def valid_partition(self, frm: str, to: str) -> bool:

@@ -11,10 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-# State names exactly as Kafka logs them (kafka_forensics.statemachines.states).
-NON_EXISTENT_P, NEW_P, ONLINE_P, OFFLINE_P = "NonExistentPartition", "NewPartition", "OnlinePartition", "OfflinePartition"
-NON_EXISTENT_R, NEW_R, ONLINE_R, OFFLINE_R = "NonExistentReplica", "NewReplica", "OnlineReplica", "OfflineReplica"
-DEL_STARTED, DEL_OK, DEL_INELIGIBLE = "ReplicaDeletionStarted", "ReplicaDeletionSuccessful", "ReplicaDeletionIneligible"
+from kafka_forensics.statemachines.states import PartitionState as P
+from kafka_forensics.statemachines.states import ReplicaState as R
+
+# State names exactly as Kafka logs them: the plain text of the statemachines enums.
+NON_EXISTENT_P, NEW_P, ONLINE_P, OFFLINE_P = (P.NonExistentPartition.value, P.NewPartition.value,
+                                              P.OnlinePartition.value, P.OfflinePartition.value)
+NON_EXISTENT_R, NEW_R, ONLINE_R, OFFLINE_R = (R.NonExistentReplica.value, R.NewReplica.value, R.OnlineReplica.value,
+                                              R.OfflineReplica.value)
+DEL_STARTED, DEL_OK, DEL_INELIGIBLE = (R.ReplicaDeletionStarted.value, R.ReplicaDeletionSuccessful.value,
+                                       R.ReplicaDeletionIneligible.value)
 NO_LEADER = -1  # LeaderAndIsr.NoLeader
 LEADER_DURING_DELETE = -2  # LeaderAndIsr.LeaderDuringDelete (UpdateMetadata of topics being deleted)
 

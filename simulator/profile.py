@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Optional
 
-from kafka_forensics.core.errors import UnknownKafkaVersionError, UsageError
-from kafka_forensics.core.versions import KafkaVersion
+from kafka_forensics.core.eras import dialect_for_release, state_change_logger_at_info
+from kafka_forensics.core.errors import UsageError
+from kafka_forensics.core.versions import KafkaRelease, KafkaVersion, read_kafka_version
 
 TRACE, DEBUG, INFO, WARN, ERROR = 0, 1, 2, 3, 4
 LEVEL_NAMES = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR")
@@ -19,7 +21,8 @@ LEVEL_NAMES = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR")
 
 @dataclass(frozen=True)
 class Profile:
-    """One supported release: its exact tag, format era and default logging.
+    """One supported release: its exact tag and build; its format era and default logging come from
+    the one era table (``core.eras``).
 
     ``state_change_default``: ``log4j.logger.state.change.logger`` in the shipped
     config/log4j.properties - TRACE up to 2.5.x, INFO from 2.6.0 (KAFKA-8470,
@@ -31,15 +34,22 @@ class Profile:
 
     line: str  # "2.4"
     tag: str  # "2.4.1": the release whose source the templates were read from
-    era: str  # template module: zk-0.10 | zk-1.1 | zk-2.4 | zk-2.6 | zk-3.x | kraft
     kraft: bool
-    state_change_default: int
     scala: str
     commit_id: str  # AppInfoParser "Kafka commitId" of that release (server.log)
 
     @property
     def version(self) -> KafkaVersion:
         return _parse(self.tag)
+
+    @property
+    def dialect(self) -> str:
+        """The log-format era the release writes (``zk-0.8`` … ``zk-3.x``, ``kraft``): picks the templates."""
+        return dialect_for_release(KafkaRelease(self.version, self.kraft, self.tag)).name
+
+    @property
+    def state_change_default(self) -> int:
+        return INFO if state_change_logger_at_info(self.version) else TRACE
 
     @property
     def label(self) -> str:
@@ -63,36 +73,27 @@ def _at_least(tag: str, text: str) -> bool:
 # The commit ids are the "Kafka commitId" each release prints (AppInfoParser); they only make the
 # server.log header realistic and are never parsed for meaning.
 PROFILES: dict[str, Profile] = {
-    "0.10.2": Profile("0.10.2", "0.10.2.2", "zk-0.10", False, TRACE, "2.11", "5c5d80f7cfb0a5a1"),
-    "1.1": Profile("1.1", "1.1.1", "zk-1.1", False, TRACE, "2.12", "8e07427ffb493498"),
-    "2.4": Profile("2.4", "2.4.1", "zk-2.4", False, TRACE, "2.12", "c57222ae8cd7866b"),
-    "2.8": Profile("2.8", "2.8.2", "zk-2.6", False, INFO, "2.13", "3146c6ff4a24cc24"),
-    "3.6": Profile("3.6", "3.6.2", "zk-3.x", False, INFO, "2.13", "5e3c2b738d253ff5"),
-    "3.9-kraft": Profile("3.9", "3.9.0", "kraft", True, INFO, "2.13", "a60e31147e6b01ee"),
+    "0.10.2": Profile("0.10.2", "0.10.2.2", False, "2.11", "5c5d80f7cfb0a5a1"),
+    "1.1": Profile("1.1", "1.1.1", False, "2.12", "8e07427ffb493498"),
+    "2.4": Profile("2.4", "2.4.1", False, "2.12", "c57222ae8cd7866b"),
+    "2.8": Profile("2.8", "2.8.2", False, "2.13", "3146c6ff4a24cc24"),
+    "3.6": Profile("3.6", "3.6.2", False, "2.13", "5e3c2b738d253ff5"),
+    "3.9-kraft": Profile("3.9", "3.9.0", True, "2.13", "a60e31147e6b01ee"),
 }
 SUPPORTED = tuple(PROFILES)
+_BY_RELEASE: dict[tuple[str, bool], Profile] = {(p.line, p.kraft): p for p in PROFILES.values()}
 
 
 def profile_for(text: str) -> Profile:
-    """The profile for ``--kafka-version`` (``2.4``, ``2.4.1``, ``0.10.2.2``, ``3.9-kraft``, ``3.9``).
+    """The profile for ``--kafka-version`` (``2.4``, ``2.4.1``, ``0.10.2.2``, ``3.9-kraft``).
 
-    ``3.9`` means KRaft (the simulator writes 3.9 only in KRaft mode); anything outside the
-    supported lines is a usage error naming them.
+    The text is read by the one version reader (``core.versions``), so ``3.9`` is ZooKeeper mode
+    here too (which the simulator does not write: ``3.9-kraft`` is KRaft). A release it does not
+    write is a usage error naming the ones it does.
     """
-    raw = (text or "").strip().lower()
-    kraft = raw.endswith("kraft")
-    base = raw.removesuffix("kraft").rstrip("-")
-    try:
-        version = KafkaVersion.parse(base)
-    except UnknownKafkaVersionError as err:
-        raise UsageError(f"{err}; the simulator writes {', '.join(SUPPORTED)}") from None
-    key = version.line
-    if key == "3.9":
-        key = "3.9-kraft"
-    elif kraft:
-        raise UsageError(f"the simulator writes KRaft logs only for 3.9 (3.9-kraft), not {text}")
-    if key not in PROFILES:
-        raise UsageError(
-            f"the simulator does not write Kafka {text}; supported: {', '.join(SUPPORTED)}"
-        )
-    return PROFILES[key]
+    release = read_kafka_version(text)
+    line: Optional[str] = release.version.line if release.version is not None else None
+    profile = _BY_RELEASE.get((line, release.kraft)) if line is not None else None
+    if profile is None:
+        raise UsageError(f"the simulator does not write Kafka {release.label}; supported: {', '.join(SUPPORTED)}")
+    return profile

@@ -9,7 +9,7 @@ ranges ``0.8.2.2-0.11.0.2``, ``0.10.1.1-..``, ``0.10.2.2-..``.
 
 from __future__ import annotations
 
-from .model import Partition
+from .model import NEW_P, ONLINE_P, Partition
 from .render import csv, slist
 from .templates_base import DEBUG, ERROR, INFO, KAFKA_CONTROLLER, PARTITION_LOGGER, TRACE, WARN
 from .templates_zk_1_1 import Zk11Templates
@@ -228,9 +228,9 @@ class Zk010Templates(Zk11Templates):
     # ---- state-change.log, controller side ----------------------------------------------------
     def sc_partition(self, c, p, frm, to):
         f = self._pfields(c, p, frm, to)
-        if to == "NewPartition":
+        if to == NEW_P:
             msg = f"{self.ic(c)}changed partition {self.tap(p)} state from {frm} to {to} with assigned replicas {csv(p.replicas)}"
-        elif to == "OnlinePartition":
+        elif to == ONLINE_P:
             msg = f"{self.ic(c)}changed partition {self.tap(p)} from {frm} to {to} with leader {p.leader}"
             f["leader"] = p.leader
         else:

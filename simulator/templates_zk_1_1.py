@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from .model import Controller, Partition
+from .model import NEW_P, ONLINE_P, Controller, Partition
 from .render import bracket_csv, csv
 from .templates_base import (
     DEBUG, ERROR, INFO, KAFKA_CONTROLLER, PARTITION_LOGGER, TRACE, WARN, TemplatesBase,
@@ -305,11 +305,11 @@ class Zk11Templates(TemplatesBase):
         # PartitionStateMachine.scala@1.1.1 (TRACE): three shapes (§5 rows 1.1.1-2.5.1 / 1.1.1-HEAD).
         if self.LVL_CHANGED == TRACE and not self.sc_trace:
             return None
-        if to == "NewPartition":
+        if to == NEW_P:
             return self.o.sc(c.id, self.LVL_CHANGED, f"{self.ce(c)}Changed partition {p.name} state from {frm} to {to} "
                              f"with assigned replicas {csv(p.replicas)}", "partition_state_change",
                              self._pfields(c, p, frm, to))
-        if to == "OnlinePartition":
+        if to == ONLINE_P:
             return self.o.sc(c.id, self.LVL_CHANGED, f"{self.ce(c)}Changed partition {p.name} from {frm} to {to} "
                              f"with state {self.r.lai(p.snap())}", "partition_state_change",
                              {**self._pfields(c, p, frm, to), "leader": p.leader, "leader_epoch": p.leader_epoch,

@@ -13,7 +13,7 @@ from tests.support.kafka_lines import STATE_CHANGE_21, text
 def test_unknown_kafka_version_exits_2_before_spark_starts(tmp_path):
     result = CliRunner().invoke(main, ["parse", str(tmp_path), "--out", str(tmp_path / "o"), "--kafka-version", "9.9"])
     assert result.exit_code == 2
-    assert "not a released version" in result.output and "Traceback" not in result.output
+    assert "Kafka 9.9 is not a known release" in result.output and "Traceback" not in result.output
 
 
 def test_bad_layout_exits_2(tmp_path):

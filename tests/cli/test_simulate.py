@@ -44,7 +44,9 @@ def test_usage_errors_exit_2(tmp_path):
     assert r.exit_code == 2 and "supported" in r.output
     r = runner.invoke(main, ["simulate", "--out", str(tmp_path)])
     assert r.exit_code == 2 and "--scenario" in r.output
-    r = runner.invoke(main, ["simulate", "--scenario", "zombie-controller", "--kafka-version", "3.9",
+    r = runner.invoke(main, ["simulate", "--scenario", "lifecycle", "--kafka-version", "3.9", "--out", str(tmp_path)])
+    assert r.exit_code == 2 and "does not write Kafka 3.9 (ZooKeeper); supported:" in r.output
+    r = runner.invoke(main, ["simulate", "--scenario", "zombie-controller", "--kafka-version", "3.9-kraft",
                              "--out", str(tmp_path / "k")])
     assert r.exit_code == 2 and "not defined for Kafka 3.9.0" in r.output
     r = runner.invoke(main, ["simulate", "--scale", "--brokers", "2", "--out", str(tmp_path / "s")])

@@ -5,15 +5,10 @@ from __future__ import annotations
 import pytest
 
 from kafka_forensics.core.errors import UnknownKafkaVersionError, UsageError
-from kafka_forensics.core.versions import (
-    ERAS,
-    RULE_CHANGES,
-    KafkaVersion,
-    NoZooKeeperControllerError,
-    era_of,
-    has_rule,
-    require_zookeeper_controller,
-)
+from kafka_forensics.core.eras import ERAS, era_of, require_zookeeper_controller
+from kafka_forensics.core.errors import NoZooKeeperControllerError
+from kafka_forensics.core.rule_changes import RULE_CHANGES, has_rule
+from kafka_forensics.core.versions import KafkaVersion
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_forensics.parsers.dialects import AUTO, DIALECTS
+from kafka_forensics.core.eras import AUTO, DIALECTS
 from kafka_forensics.parsers.fields import apply_fields
 from kafka_forensics.parsers.lines import FastLineParser, LarkLineParser
 

@@ -17,7 +17,8 @@ import re
 
 import pytest
 
-from kafka_forensics.parsers.dialects import AUTO, DIALECTS
+from kafka_forensics.core.eras import AUTO, DIALECTS
+from kafka_forensics.core.versions import KafkaVersion
 from kafka_forensics.parsers.fields import apply_fields
 from kafka_forensics.parsers.grammar_loader import START_SYMBOLS, build_lark, templates_for
 from kafka_forensics.parsers.lines import FastLineParser, LarkLineParser
@@ -112,9 +113,8 @@ def test_the_replay_event_types_exist():
 # §5 / §6: every catalogued template, rendered at its first and last examined tag
 # =================================================================================================
 
-def _version(text: str) -> tuple[int, ...]:
-    text = text.replace("-rc3", "")
-    return (99,) if text == "HEAD" else tuple(int(x) for x in text.split("."))
+def _version(text: str) -> KafkaVersion:
+    return KafkaVersion.parse(text.replace("-rc3", ""))
 
 
 def _catalogue(section: int) -> list[dict]:
@@ -134,46 +134,46 @@ def _catalogue(section: int) -> list[dict]:
 
 
 def _lice(v):
-    if v >= (3, 2):
+    if v.key >= (3, 2):
         return "(Leader:3,ISR:3,1,LeaderRecoveryState:RECOVERED,LeaderEpoch:7,ZkVersion:9,ControllerEpoch:5)"
-    if v >= (3, 1) or (2, 7) <= v < (3, 0):
+    if v.key >= (3, 1) or (2, 7) <= v.key < (3, 0):
         return "(Leader:3,ISR:3,1,LeaderEpoch:7,ZkVersion:9,ControllerEpoch:5)"
     return "(Leader:3,ISR:3,1,LeaderEpoch:7,ControllerEpoch:5)"
 
 
 def _leader_and_isr(v):
-    if v < (1, 1):
+    if v.key < (1, 1):
         return '{"leader":3,"leader_epoch":7,"isr":[3,1]}'
-    if v < (3, 2):
+    if v.key < (3, 2):
         return "LeaderAndIsr(leader=3, leaderEpoch=7, isr=List(3, 1), zkVersion=9)"
-    if v < (3, 3):
+    if v.key < (3, 3):
         return "LeaderAndIsr(leader=3, leaderEpoch=7, isr=List(3, 1), leaderRecoveryState=RECOVERED, zkVersion=9)"
-    if v < (3, 5):
+    if v.key < (3, 5):
         return "LeaderAndIsr(leader=3, leaderEpoch=7, isr=List(3, 1), leaderRecoveryState=RECOVERED, partitionEpoch=9)"
     states = "BrokerState(brokerId=3, brokerEpoch=-1), BrokerState(brokerId=1, brokerEpoch=-1)"
-    coll = f"[{states}]" if v >= (99,) else f"List({states})"
+    coll = f"[{states}]" if v.key >= (99,) else f"List({states})"
     return f"LeaderAndIsr(leader=3, leaderEpoch=7, isrWithBrokerEpoch={coll}, leaderRecoveryState=RECOVERED, partitionEpoch=9)"
 
 
 def _partition_state(v, kind):
-    if v < (0, 10):
+    if v.key < (0, 10):
         return "(LeaderAndIsrInfo:(Leader:3,ISR:3,1,LeaderEpoch:7,ControllerEpoch:5),ReplicationFactor:3),AllReplicas:3,1,2)"
     if kind == "stop":
         return "StopReplicaPartitionState(partitionIndex=7, leaderEpoch=7, deletePartition=false)"
-    if v < (0, 11):
+    if v.key < (0, 11):
         return "PartitionState(controllerEpoch=5, leader=3, leaderEpoch=7, isr=[3, 1], zkVersion=9, replicas=[3, 1, 2])"
-    if v < (1, 0):
+    if v.key < (1, 0):
         return "PartitionState(controllerEpoch=5, leader=3, leaderEpoch=7, isr=3,1, zkVersion=9, replicas=3,1,2)"
-    if v < (2, 4):
+    if v.key < (2, 4):
         if kind == "um":
             return ("PartitionState(controllerEpoch=5, leader=3, leaderEpoch=7, isr=[3, 1], zkVersion=9, "
                     "replicas=[3, 1, 2], offlineReplicas=[])")
         return "PartitionState(controllerEpoch=5, leader=3, leaderEpoch=7, isr=3,1, zkVersion=9, replicas=3,1,2, isNew=false)"
-    zk = "partitionEpoch" if v >= (3, 3) else "zkVersion"
+    zk = "partitionEpoch" if v.key >= (3, 3) else "zkVersion"
     if kind == "um":
         return (f"UpdateMetadataPartitionState(topicName='orders', partitionIndex=7, controllerEpoch=5, leader=3, "
                 f"leaderEpoch=7, isr=[3, 1], {zk}=9, replicas=[3, 1, 2], offlineReplicas=[])")
-    lrs = ", leaderRecoveryState=0" if v >= (3, 2) else ""
+    lrs = ", leaderRecoveryState=0" if v.key >= (3, 2) else ""
     return (f"LeaderAndIsrPartitionState(topicName='orders', partitionIndex=7, controllerEpoch=5, leader=3, "
             f"leaderEpoch=7, isr=[3, 1], {zk}=9, replicas=[3, 1, 2], addingReplicas=[], removingReplicas=[], "
             f"isNew=false{lrs})")
@@ -181,21 +181,21 @@ def _partition_state(v, kind):
 
 def _response(v, template):
     if "UpdateMetadata response" in template:
-        return ("org.apache.kafka.common.requests.UpdateMetadataResponse@6d3af739" if v < (2, 8)
+        return ("org.apache.kafka.common.requests.UpdateMetadataResponse@6d3af739" if v.key < (2, 8)
                 else "UpdateMetadataResponseData(errorCode=11)")
     if "StopReplica response" in template:
         return "StopReplicaResponseData(errorCode=11, partitionErrors=[])"
     if "LeaderAndIsr response" in template:
-        if v < (2, 4):
+        if v.key < (2, 4):
             return "LeaderAndIsrResponse(responses={orders-7=NONE}, error=STALE_CONTROLLER_EPOCH)"
-        if v < (2, 8):
+        if v.key < (2, 8):
             return "LeaderAndIsrResponseData(errorCode=11, partitionErrors=[])"
         return "LeaderAndIsrResponseData(errorCode=11, partitionErrors=[], topics=[])"
-    if v < (0, 9):
+    if v.key < (0, 9):
         return "LeaderAndIsrResponse(123,Map((orders,7) -> 0),0)"
-    if v < (2, 4):
+    if v.key < (2, 4):
         return "{error_code=0,partitions=[{topic=orders,partition=7,error_code=0}]}"
-    if v < (2, 8):
+    if v.key < (2, 8):
         return ("{error_code=0,partition_errors=[{topic_name=orders,partition_index=7,error_code=0,"
                 "_tagged_fields={}}],_tagged_fields={}}")
     return (f"LeaderAndIsrResponseData(errorCode=0, partitionErrors=[], topics=[LeaderAndIsrTopicError(topicId={UUID}, "
@@ -251,7 +251,7 @@ def _value(name, v, row):
     if name == "partition":
         if "RaftMetadataCache" in row["source"] and "Cached leader info" in template:
             return "MetadataPartition(orders,7,3,7,[3, 1, 2],[3, 1],9,[],[],[])"
-        return "[orders,7]" if v < (1, 0) else "orders-7"
+        return "[orders,7]" if v.key < (1, 0) else "orders-7"
     if name in ("fromState", "toState"):
         if "replica {replicaId}" in template or "replicas to {toState}" in template:
             return "OnlineReplica" if name == "fromState" else "OfflineReplica"
@@ -273,17 +273,17 @@ def _value(name, v, row):
     if name == "response":
         return _response(v, template)
     if name == "broker":
-        if v < (0, 9):
+        if v.key < (0, 9):
             return "id:3,host:kafka3,port:9092"
-        return "Node(3, kafka3, 9092)" if v < (0, 10) else "kafka3:9092 (id: 3 rack: null)"
+        return "Node(3, kafka3, 9092)" if v.key < (0, 10) else "kafka3:9092 (id: 3 rack: null)"
     if name in ("brokerIds", "liveBrokerIds"):
-        return "HashSet(1, 2, 3)" if v >= (2, 6) else "Set(1, 2, 3)"
+        return "HashSet(1, 2, 3)" if v.key >= (2, 6) else "Set(1, 2, 3)"
     if name == "assignment":
         return "ReplicaAssignment(replicas=3,1,2, addingReplicas=, removingReplicas=)"
     if name == "partitions":
         if "TopicPartitions:" in template:
-            return "HashSet(orders-7, orders-8)" if v >= (2, 6) else "Set(orders-7, orders-8)"
-        return "orders-7,orders-8" if v >= (1, 0) else "[orders,7],[orders,8]"
+            return "HashSet(orders-7, orders-8)" if v.key >= (2, 6) else "Set(orders-7, orders-8)"
+        return "orders-7,orders-8" if v.key >= (1, 0) else "[orders,7],[orders,8]"
     raise KeyError(name)
 
 

@@ -48,7 +48,8 @@ def test_dialect_ranges_are_lower_bounds():
     assert range_for_dialect("kraft").kraft
     assert range_for_line("zk-1.1", "2.2.0", None).label == "2.2.0"
     assert range_for_line("zk-1.1", "2.2.0", "3.9-kraft").kraft
-    assert range_for_line("zk-1.1", "7.0.1-ccs", None).label == "1.1 - 3.9"  # vendor build: dialect decides
+    assert range_for_line("zk-1.1", "7.0.1-ccs", None).label == "3.0"  # Confluent Platform 7.0 ships Kafka 3.0
+    assert range_for_line("zk-1.1", "2.9.1-vendor", None).label == "1.1 - 3.9"  # no such release: dialect decides
     assert range_for_line("kraft", "3.9.0", None).kraft
     with pytest.raises(UnknownKafkaVersionError):
         range_for_line("zk-1.1", None, "9.9")

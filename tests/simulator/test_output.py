@@ -25,7 +25,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("scenario,version,gz", [("zombie-controller", "1.1", False), ("lifecycle", "2.8", True),
-                                                 ("unclean-election", "3.9", False)])
+                                                 ("unclean-election", "3.9-kraft", False)])
 def test_same_seed_same_bytes(tmp_path, scenario, version, gz):
     a = run_scenario(scenario, version, tmp_path / "a", seed=11, gzip=gz)
     b = run_scenario(scenario, version, tmp_path / "b", seed=11, gzip=gz)
@@ -114,12 +114,12 @@ def test_writer_rotation_unit(tmp_path):
 
 
 @pytest.mark.parametrize("text,tag", [("2.4", "2.4.1"), ("2.4.0", "2.4.1"), ("0.10.2.1", "0.10.2.2"),
-                                      ("3.9", "3.9.0"), ("3.9-kraft", "3.9.0"), ("2.8.1", "2.8.2")])
+                                      ("3.9-kraft", "3.9.0"), ("3.9.0-kraft", "3.9.0"), ("2.8.1", "2.8.2")])
 def test_versions(text, tag):
     assert profile_for(text).tag == tag
 
 
-@pytest.mark.parametrize("text", ["2.5", "4.0", "3.6-kraft", "nonsense", "0.7"])
+@pytest.mark.parametrize("text", ["2.5", "4.0", "3.6-kraft", "nonsense", "0.7", "3.9"])
 def test_unsupported_versions(text):
     with pytest.raises(UsageError):
         profile_for(text)
