@@ -1,18 +1,9 @@
-"""``kafka-forensics check``: replay the logs if needed, run the GX suites, write the verdict.
-
-Reuse rule: the replay tables already in DIR are used when DIR/check_inputs.json (written by an
-earlier ``check`` after it replayed) records the same inputs - the same paths and, for local
-files, the same names, sizes and modification times - and the same parse/replay options; or
-when ``--reuse`` is given (then DIR's tables are trusted as they are, e.g. made by ``replay``).
-Otherwise the inputs are parsed and replayed into DIR first.
-"""
+"""``kafka-forensics check``: replay the logs if needed (``jobs/check_inputs.py``), run the GX suites,
+write the verdict."""
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-from dataclasses import asdict
 
 import click
 from rich.markup import escape
@@ -22,39 +13,6 @@ from .options import input_options, parse_conf, parse_options_from
 from .replay import replay_options
 
 console = make_console()
-FINGERPRINT = "check_inputs.json"
-
-
-def _local_listing(inputs: list[str]) -> list[list]:
-    """(path, size, mtime_ns) of every local file under the inputs: what makes a replay stale."""
-    out = []
-    for given in inputs:
-        if "://" in given and not given.startswith("file://"):
-            continue
-        root = given[len("file://"):] if given.startswith("file://") else given
-        if os.path.isfile(root):
-            paths = [root]
-        else:
-            paths = sorted(os.path.join(d, f) for d, _, files in os.walk(root) for f in files)
-        for path in paths:
-            st = os.stat(path)
-            out.append([path, st.st_size, st.st_mtime_ns])
-    return out
-
-
-def inputs_fingerprint(inputs: list[str], parse_options, replay_options) -> dict:
-    return {"inputs": list(inputs), "files": _local_listing(inputs),
-            "parse_options": asdict(parse_options), "replay_options": asdict(replay_options)}
-
-
-def _replay_is_current(spark, out_dir: str, fingerprint: dict) -> bool:
-    from kafka_forensics.jobs.check_job import read_small_text
-
-    stored = read_small_text(spark, f"{out_dir}/{FINGERPRINT}")
-    try:
-        return stored is not None and json.loads(stored) == json.loads(json.dumps(fingerprint))
-    except ValueError:
-        return False
 
 
 @click.command("check")
@@ -84,8 +42,8 @@ def check(inputs, out_dir, config_path, reuse, kafka_version, layout, broker_fro
     def action():
         from kafka_forensics.core.errors import UsageError
 
+        from kafka_forensics.jobs.check_inputs import inputs_fingerprint, replay_for_check
         from kafka_forensics.jobs.check_job import load_check_config, run_check
-        from kafka_forensics.jobs.replay_job import run_replay
         from kafka_forensics.jobs.spark_session import build_session
 
         state["config"] = config = load_check_config(config_path)
@@ -101,15 +59,12 @@ def check(inputs, out_dir, config_path, reuse, kafka_version, layout, broker_fro
                          "files": len(fingerprint["files"])}
         console.print(f"[bold]kafka-forensics check[/bold]: starting Spark ({master or 'local[*]'})")
         state["spark"] = spark = build_session(master, parse_conf(conf))
-        if reuse or _replay_is_current(spark, out_dir, fingerprint):
-            state["info"]["replay"] = "reused"
+        replayed = replay_for_check(spark, list(inputs), out_dir, options, ropts, fingerprint, reuse)
+        state["info"]["replay"] = "computed" if replayed else "reused"
+        if replayed is None:
             console.print(f"using the replay tables in {escape(out_dir)}")
         else:
-            state["info"]["replay"] = "computed"
-            parsed, summary = run_replay(spark, list(inputs), out_dir, options, ropts)
-            from kafka_forensics.jobs.check_job import write_atomically
-
-            write_atomically(spark, f"{out_dir}/{FINGERPRINT}", json.dumps(fingerprint, indent=2) + "\n")
+            parsed, summary = replayed
             console.print(f"replayed {parsed.lines_read:,} lines: {summary.partitions:,} partition(s), "
                           f"{summary.findings:,} finding(s)")
         verdict = run_check(spark, out_dir, config, state["info"])
@@ -174,4 +129,4 @@ def _where(row: dict) -> str:
     return text + (f" at {row['ts']}" if row.get("ts") else "") + ": "
 
 
-__all__ = ["check", "inputs_fingerprint"]
+__all__ = ["check"]

@@ -3,7 +3,6 @@ or say what ``kafka-topics --describe`` would have printed at an instant."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from typing import Callable, Optional
 
@@ -105,16 +104,9 @@ def _print_replay_summary(summary) -> None:
 
 
 def _print_top_findings(spark, out_dir: str, n: int) -> None:
-    from pyspark.sql import functions as F
+    from kafka_forensics.jobs.replay_job import top_findings
 
-    from kafka_forensics.replay.findings import SEVERITIES
-
-    from kafka_forensics.jobs.replay_job import collect_arrow
-
-    rank = F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity"))
-    rows = collect_arrow(spark.read.parquet(f"{out_dir}/findings").withColumn("_rank", rank)
-                         .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id").limit(n))
-    for r in rows:
+    for r in top_findings(spark, out_dir, n):
         _print_finding(r)
 
 
@@ -127,44 +119,6 @@ def _print_finding(r: dict) -> None:
                   f"{r.get('controller_epoch')})[/dim] {escape(r['summary'])}")
     for ref in r["evidence"][:5]:
         console.print(f"           [dim]{escape(ref)}[/dim]")
-
-
-def _events_from_inputs(spark, inputs, parse_options):
-    """Parse without writing (timeline/describe print to the terminal)."""
-    from pyspark.sql import functions as F
-
-    from kafka_forensics.core.errors import InputError
-
-    from kafka_forensics.jobs.discovery import discover
-    from kafka_forensics.jobs.parse_job import events_of, parse_to_frames
-
-    from pyspark import StorageLevel
-
-    # Persisted: several actions follow, and each would parse every file again; materialising
-    # whole partitions also keeps Python workers from being cut off mid-stream by a limit().
-    unified = parse_to_frames(spark, discover(spark, list(inputs)), parse_options).persist(StorageLevel.MEMORY_AND_DISK)
-    events = events_of(unified)
-    if not events.select(F.lit(1)).limit(1).collect():
-        unified.unpersist()
-        raise InputError("no recognisable Kafka log lines in the inputs")
-    return events, unified
-
-
-@contextlib.contextmanager
-def _replayed_in_memory(spark, inputs, parse_options, replay_options):
-    """Parse and replay without writing (timeline/describe); yields (events, frames) and frees both."""
-    from kafka_forensics.jobs.replay_job import arrow_batches, replay_frames
-
-    events, unified = _events_from_inputs(spark, inputs, parse_options)
-    try:
-        with arrow_batches(spark):
-            frames = replay_frames(spark, events, replay_options)
-            try:
-                yield events, frames
-            finally:
-                frames.unpersist()
-    finally:
-        unified.unpersist()
 
 
 @click.command("timeline")
@@ -186,22 +140,14 @@ def timeline(inputs, topic, partition, cluster_name, kafka_version, layout, brok
     """
 
     def action():
-        from kafka_forensics.jobs.replay_job import collect_arrow
+        from kafka_forensics.jobs.inspect_job import run_timeline
         from kafka_forensics.jobs.spark_session import build_session
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         ropts = _options(kafka_version, cluster_from_path, clock_skew, topic=topic, partition=partition)
         spark = build_session(master, parse_conf(conf))
-        with _replayed_in_memory(spark, inputs, options, ropts) as (events, frames):
-            def pick(df):
-                return df if cluster_name is None else df.filter(df["cluster"] == cluster_name)
-            rows = collect_arrow(pick(frames.partition_timeline).orderBy("cluster", "seq"))
-            replicas = collect_arrow(pick(frames.replica_timeline).orderBy("cluster", "replica", "seq"))
-            findings = collect_arrow(pick(frames.findings).orderBy("cluster", "ts", "finding_id"))
-            lines = {f"{r['source_file']}:{r['line_no']}": r["message"] for r in collect_arrow(
-                events.filter((events["topic"] == topic) & (events["partition"] == partition))
-                .select("source_file", "line_no", "message"))}
-        _print_timeline(topic, partition, rows, replicas, findings, lines)
+        story = run_timeline(spark, list(inputs), options, ropts, topic, partition, cluster_name)
+        _print_timeline(topic, partition, story.rows, story.replicas, story.findings, story.lines)
 
     run_guarded(debug, action)
 
@@ -277,26 +223,15 @@ def describe(inputs, at_text, topic, kafka_version, layout, broker_from_path, ti
     """
 
     def action():
-        from pyspark.sql import functions as F
-
-        from kafka_forensics.jobs.replay_job import collect_arrow
+        from kafka_forensics.jobs.inspect_job import run_describe
         from kafka_forensics.jobs.spark_session import build_session
 
         at = parse_instant(at_text, timezone)
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         ropts = _options(kafka_version, cluster_from_path, clock_skew, topic=topic)
         spark = build_session(master, parse_conf(conf))
-        with _replayed_in_memory(spark, inputs, options, ropts) as (events, frames):
-            at_lit = F.lit(at).cast("timestamp")
-            known = frames.partition_timeline.filter(
-                (F.col("ts_start") <= at_lit) & (F.col("ts_end").isNull() | (F.col("ts_end") > at_lit)))
-            rows = collect_arrow(known.orderBy("cluster", "topic", "partition"))
-            later = collect_arrow(frames.partition_timeline.groupBy("cluster", "topic", "partition")
-                                  .agg(F.min("ts_start").alias("first"), F.max("ts_start").alias("last"))
-                                  .filter(F.col("first") > at_lit).orderBy("cluster", "topic", "partition"))
-            last = collect_arrow(frames.partition_timeline.agg(F.max("ts_start").alias("last")))
-            contexts = frames.contexts
-        _print_describe(at, rows, later, contexts, last[0]["last"] if last else None)
+        state = run_describe(spark, list(inputs), options, ropts, at)
+        _print_describe(at, state.rows, state.later, state.contexts, state.last)
 
     run_guarded(debug, action)
 

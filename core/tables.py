@@ -1,14 +1,27 @@
-"""The events and quarantine tables: column names and types (the contract with later stages).
+"""Every table kafka-forensics writes: its name, columns and types (the contract between the stages).
 
-Names are stable once reports and suites use them (DESIGN.md "Tables"). Types are Arrow types;
-the Spark job derives its schema from these, so there is one definition.
+``parse`` writes ``events``, ``quarantine`` and ``files``; ``replay`` adds ``partition_timeline`` /
+``replica_timeline`` (one row per state interval: the longest run with the same state, leader, ISR,
+replicas, leader epoch and partition epoch; ``cause`` is the ``file:line`` that opened it),
+``controllers`` (one row per controller and epoch), ``brokers`` (one row per liveness interval) and
+``findings`` (``replay.findings``). Names and columns are stable once reports and suites use them
+(DESIGN.md "Tables"). Types are Arrow types; the Spark jobs derive their schemas from these, so
+there is one definition.
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 
+EVENTS, QUARANTINE, FILES = "events", "quarantine", "files"
+PARTITION_TIMELINE, REPLICA_TIMELINE = "partition_timeline", "replica_timeline"
+CONTROLLERS, BROKERS, FINDINGS = "controllers", "brokers", "findings"
+PARSE_TABLES = (EVENTS, QUARANTINE, FILES)  # what ``parse`` writes under --out
+REPLAY_TABLES = (PARTITION_TIMELINE, REPLICA_TIMELINE, CONTROLLERS, BROKERS, FINDINGS)  # what ``replay`` adds
+TABLES = PARSE_TABLES + REPLAY_TABLES  # every table a replayed --out holds, in this order
+
 _INTS = pa.list_(pa.int32())
+_TS = pa.timestamp("us", tz="UTC")
 
 EVENT_FIELDS: tuple[pa.Field, ...] = (
     pa.field("source_file", pa.string(), nullable=False),
@@ -77,3 +90,72 @@ FILE_FIELDS: tuple[pa.Field, ...] = (
     pa.field("read_error", pa.string()),
 )
 FILE_SCHEMA = pa.schema(FILE_FIELDS)
+
+_TIMELINE_TAIL = (
+    pa.field("seq", pa.int32()),
+    pa.field("ts_start", _TS),
+    pa.field("ts_end", _TS),  # the next interval's start; null = still so at the end of the logs
+    pa.field("state", pa.string()),  # partition or replica state-machine state; null = not logged
+    pa.field("leader", pa.int32()),
+    pa.field("isr", _INTS),
+    pa.field("replicas", _INTS),
+    pa.field("leader_epoch", pa.int32()),
+    pa.field("partition_epoch", pa.int32()),
+    pa.field("controller_epoch", pa.int32()),  # epoch the cause line was replayed under
+    pa.field("cause", pa.string()),  # file:line of the line that opened the interval
+    pa.field("cause_event_type", pa.string()),
+    pa.field("source", pa.string()),  # decision | controller_view | broker_view | leader_isr_change | failure
+)
+PARTITION_TIMELINE_SCHEMA = pa.schema([
+    pa.field("cluster", pa.string()), pa.field("topic", pa.string()), pa.field("partition", pa.int32()),
+    *_TIMELINE_TAIL,
+])
+REPLICA_TIMELINE_SCHEMA = pa.schema([
+    pa.field("cluster", pa.string()), pa.field("topic", pa.string()), pa.field("partition", pa.int32()),
+    pa.field("replica", pa.int32()), *_TIMELINE_TAIL,
+])
+FINDINGS_SCHEMA = pa.schema([
+    pa.field("finding_id", pa.string()),
+    pa.field("rule", pa.string()),
+    pa.field("severity", pa.string()),
+    pa.field("kind", pa.string()),
+    pa.field("cluster", pa.string()),
+    pa.field("topic", pa.string()),
+    pa.field("partition", pa.int32()),
+    pa.field("replica", pa.int32()),
+    pa.field("broker", pa.int32()),
+    pa.field("controller_epoch", pa.int32()),
+    pa.field("ts", _TS),
+    pa.field("summary", pa.string()),
+    pa.field("evidence", pa.list_(pa.string())),
+    pa.field("evidence_count", pa.int32()),
+    pa.field("json", pa.string()),  # the findings.jsonl line (deterministic bytes)
+])
+CONTROLLERS_SCHEMA = pa.schema([
+    pa.field("cluster", pa.string()),
+    pa.field("controller_id", pa.int32()),
+    pa.field("controller_epoch", pa.int32()),
+    pa.field("ts_start", _TS),
+    pa.field("ts_end", _TS),
+    pa.field("evidence", pa.list_(pa.string())),
+    pa.field("elected", pa.bool_()),  # false = inferred from the controller's own lines only
+    pa.field("first_action_ts", _TS),
+    pa.field("last_action_ts", _TS),
+    pa.field("n_actions", pa.int64()),
+    pa.field("end_evidence", pa.string()),
+])
+BROKERS_SCHEMA = pa.schema([
+    pa.field("cluster", pa.string()),
+    pa.field("broker", pa.int32()),
+    pa.field("state", pa.string()),  # alive | shutting_down | dead | fenced
+    pa.field("ts_start", _TS),
+    pa.field("ts_end", _TS),
+    pa.field("evidence", pa.string()),
+])
+
+SCHEMAS: dict[str, pa.Schema] = {
+    EVENTS: EVENTS_SCHEMA, QUARANTINE: QUARANTINE_SCHEMA, FILES: FILE_SCHEMA,
+    PARTITION_TIMELINE: PARTITION_TIMELINE_SCHEMA, REPLICA_TIMELINE: REPLICA_TIMELINE_SCHEMA,
+    CONTROLLERS: CONTROLLERS_SCHEMA, BROKERS: BROKERS_SCHEMA, FINDINGS: FINDINGS_SCHEMA,
+}
+assert tuple(SCHEMAS) == TABLES

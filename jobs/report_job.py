@@ -19,12 +19,14 @@ from typing import Optional
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from kafka_forensics.core.tables import QUARANTINE, TABLES
+from kafka_forensics.core.verdict import VERDICT, VerdictSummary, summarize_verdict
 from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
 from kafka_forensics.reports.figures import OTHER_TYPES
 from kafka_forensics.reports.html import render_report
 from kafka_forensics.reports.model import (
     BrokerInterval, ControllerEpoch, Count, EvidenceLine, FindingRow, PartitionMark, PartitionStory, RateSeries,
-    Reconciliation, ReportData, StateInterval, SuiteVerdict, TransitionCell, TransitionMatrix, Verdict,
+    Reconciliation, ReportData, StateInterval, TransitionCell, TransitionMatrix,
 )
 from kafka_forensics.replay.findings import RULES, SEVERITIES
 from kafka_forensics.statemachines.legality import is_forbidden
@@ -35,7 +37,7 @@ from .fs import path_exists, write_text
 from .replay_job import collect_arrow
 from .spark_errors import short_error
 
-REQUIRED_TABLES = ("events", "files", "partition_timeline", "replica_timeline", "controllers", "brokers", "findings")
+REQUIRED_TABLES = tuple(t for t in TABLES if t != QUARANTINE)  # quarantine: shown when present
 MAX_FINDINGS = 500
 EVIDENCE_LIMIT = 5  # evidence lines shown per finding
 EVIDENCE_TEXT_CHARS = 500  # of each evidence line (message + the start of its stack trace)
@@ -417,80 +419,16 @@ def _quarantine(quarantine: DataFrame) -> tuple[list[Count], int, int]:
 
 
 # ---- the expectations' verdict (written by the check job; shape tolerated loosely) --------------
-def read_verdict(spark: SparkSession, out_dir: str) -> Verdict:
-    path = f"{out_dir}/verdict.json"
+def read_verdict(spark: SparkSession, out_dir: str) -> VerdictSummary:
+    path = f"{out_dir}/{VERDICT}"
     if not path_exists(spark, path):
-        return Verdict(status="not run")
+        return VerdictSummary(status="not run")
     try:
         rows = spark.read.text(path, wholetext=True).collect()
         doc = json.loads(rows[0][0]) if rows else None
     except Exception as err:  # unreadable JSON must not cost the on-call engineer the whole report
-        return Verdict(status="unreadable", note=f"verdict.json: {short_error(err, 300)}")
-    return verdict_from_json(doc)
+        return VerdictSummary(status="unreadable", note=f"verdict.json: {short_error(err, 300)}")
+    return summarize_verdict(doc)
 
 
-def verdict_from_json(doc) -> Verdict:
-    """Pass/fail and per-suite counts from whatever shape the check job wrote."""
-    if not isinstance(doc, dict):
-        return Verdict(status="unreadable", note="verdict.json is not a JSON object")
-    passed = _passed_of(doc)
-    suites_doc = next((doc[k] for k in ("suites", "results", "suite_results", "per_suite") if k in doc), None)
-    suites: list[SuiteVerdict] = []
-    if isinstance(suites_doc, dict):
-        items = list(suites_doc.items())
-    elif isinstance(suites_doc, list):
-        items = [(str(s.get("suite") or s.get("name") or s.get("suite_name") or n), s) if isinstance(s, dict)
-                 else (str(n), s) for n, s in enumerate(suites_doc)]
-    else:
-        items = []
-    for name, s in items[:100]:
-        if isinstance(s, dict):
-            suites.append(SuiteVerdict(name=str(name), passed=_passed_of(s),
-                                       evaluated=_int_of(s, ("evaluated", "evaluated_expectations", "total",
-                                                             "expectations", "count")),
-                                       failed=_int_of(s, ("failed", "unsuccessful", "unsuccessful_expectations",
-                                                          "failures"))))
-        elif isinstance(s, bool):
-            suites.append(SuiteVerdict(name=str(name), passed=s, evaluated=None, failed=None))
-    if passed is None and suites and all(s.passed is not None for s in suites):
-        passed = all(s.passed for s in suites)
-    status = "unreadable" if passed is None else ("passed" if passed else "failed")
-    note = None if passed is not None else "verdict.json has no pass/fail field"
-    if isinstance(doc.get("error"), str) and doc["error"]:
-        note = f"the check could not run: {doc['error'][:300]}"
-    return Verdict(status=status, suites=tuple(suites), note=note,
-                   failing=_names(doc.get("failed_expectations")), warnings=_names(doc.get("warnings")))
-
-
-def _names(value) -> tuple[str, ...]:
-    return tuple(str(v) for v in value[:50]) if isinstance(value, list) else ()
-
-
-def _passed_of(doc: dict) -> Optional[bool]:
-    for key in ("passed", "success", "ok"):
-        if isinstance(doc.get(key), bool):
-            return doc[key]
-    for key in ("verdict", "status", "result"):
-        value = doc.get(key)
-        if isinstance(value, str) and value.lower() in ("pass", "passed", "success", "ok", "fail", "failed", "failure"):
-            return value.lower() in ("pass", "passed", "success", "ok")
-    return None
-
-
-def _int_of(doc: dict, keys: tuple[str, ...]) -> Optional[int]:
-    for key in keys:
-        value = doc.get(key)
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int):
-            return value
-        if isinstance(value, list):
-            return len(value)
-    stats = doc.get("statistics")
-    if isinstance(stats, dict):
-        return _int_of(stats, keys)
-    return None
-
-
-__all__ = ["ReportSummary", "build_report", "bucket_seconds_for", "collect_report_data", "read_verdict",
-           "verdict_from_json"]
+__all__ = ["ReportSummary", "build_report", "bucket_seconds_for", "collect_report_data", "read_verdict"]

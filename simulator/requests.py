@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from .model import LEADER_DURING_DELETE, Controller, Partition, Snap
-from .templates_zk_1_1 import BrokerItem
+from .templates_zk import BrokerItem
 
 
 class Batch:

@@ -1,12 +1,13 @@
 """What every era's templates share: the output, the renderings, logger names and stack traces.
 
-Template classes own the *text and level* of every line (so operations never spell a message),
-and each era module subclasses the previous one and overrides what changed in its release.
+Template classes own the *text and level* of every line (so operations never spell a message).
+ZooKeeper eras build on ``templates_zk.ZkTemplates`` (0.10.2 directly; 1.1, then 2.4 -> 2.6 -> 3.x
+each subclassing the previous one), KRaft on this class; each overrides what changed in its release.
 Sources are cited per method as ``path@tag`` (apache/kafka) or as the row of
 ``../shared/reference/kafka-log-formats.md`` (§5 state-change, §6 controller) they come from.
 
-The simulator renders from these templates only; it never imports ``kafka_forensics.parsers``
-(except its errors), so the project's grammar and these templates check each other.
+The simulator renders from these templates only; it never imports ``kafka_forensics.parsers``,
+so the project's grammar and these templates check each other.
 """
 
 from __future__ import annotations

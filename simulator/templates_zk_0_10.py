@@ -12,10 +12,10 @@ from __future__ import annotations
 from .model import NEW_P, ONLINE_P, Partition
 from .render import csv, slist
 from .templates_base import DEBUG, ERROR, INFO, KAFKA_CONTROLLER, PARTITION_LOGGER, TRACE, WARN
-from .templates_zk_1_1 import Zk11Templates
+from .templates_zk import ZkTemplates
 
 
-class Zk010Templates(Zk11Templates):
+class Zk010Templates(ZkTemplates):
     """Kafka 0.10.2.2."""
 
     PSM_LOGGER = "kafka.controller.PartitionStateMachine"

@@ -8,37 +8,20 @@ Later eras subclass this class (templates_zk_2_4 -> 2_6 -> 3_x).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Optional
 
-from .model import NEW_P, ONLINE_P, Controller, Partition
-from .render import bracket_csv, csv
-from .templates_base import (
-    DEBUG, ERROR, INFO, KAFKA_CONTROLLER, PARTITION_LOGGER, TRACE, WARN, TemplatesBase,
-)
-
-
-class BrokerItem(tuple):
-    """One partition of a request as a broker handles it: (snap, is_new, prev_epoch, prev_leader)."""
-
-    __slots__ = ()
-    snap = property(lambda s: s[0])
-    is_new = property(lambda s: s[1])
-    prev_epoch = property(lambda s: s[2])
-    prev_leader = property(lambda s: s[3])
+from .model import NEW_P, ONLINE_P
+from .render import csv
+from .templates_base import DEBUG, ERROR, INFO, KAFKA_CONTROLLER, PARTITION_LOGGER, TRACE, WARN
+from .templates_zk import ZkTemplates
 
 
-class Zk11Templates(TemplatesBase):
+class Zk11Templates(ZkTemplates):
     """Kafka 1.1.1."""
 
     PSM_LOGGER = "kafka.controller.PartitionStateMachine"  # ZkPartitionStateMachine from 2.3
-    RSM_LOGGER = "kafka.controller.ReplicaStateMachine"
-    TDM_PREFIX = "[Topic Deletion Manager {c}], "  # comma until 2.2.2, none from 2.3.1
-    STRATEGY_ARGS = ""  # "(false)" from 2.4 (OfflinePartitionLeaderElectionStrategy(allowUnclean))
 
-    # ---- prefixes --------------------------------------------------------------------------
-    @staticmethod
-    def ce(c: Controller) -> str:
-        return f"[Controller id={c.id} epoch={c.epoch}] "
+    RSM_LOGGER = "kafka.controller.ReplicaStateMachine"
 
     @staticmethod
     def kc(c_id: int) -> str:
@@ -104,29 +87,6 @@ class Zk11Templates(TemplatesBase):
               "controller_init_step")
         return ref
 
-    def ctl_elected(self, c):
-        # "C successfully elected as the controller" (1.0.2-2.0.1) then "Epoch incremented to E"
-        # (KafkaController.incrementControllerEpoch@1.1.1, kafka-state-machines.md §2.1).
-        ref = self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}{c.id} successfully elected as the controller",
-                         "controller_elected", {"controller_id": c.id})
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}Epoch incremented to {c.epoch}",
-                   "controller_epoch_incremented", {"controller_epoch": c.epoch})
-        return ref
-
-    def ctl_context(self, c, live, topics):
-        o, k = self.o, self.kc(c.id)
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Currently active brokers in the cluster: {self.r.iset(live)}",
-              "live_brokers", {"live_brokers": sorted(live)})
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Currently shutting brokers in the cluster: {self.r.mset(())}",
-              "shutting_down_brokers")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Current list of topics in the cluster: {self.r.topic_set(topics)}",
-              "controller_topics")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Fetching topic deletions in progress", "controller_init_step")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}List of topics to be deleted: ", "controller_context")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}List of topics ineligible for deletion: ", "controller_context")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Initializing topic deletion manager", "controller_init_step")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Sending update metadata request", "controller_init_step")
-
     def ctl_partition_sm_start(self, c):
         o = self.o
         o.ctl(c.id, INFO, self.PSM_LOGGER, f"[PartitionStateMachine controllerId={c.id}] Initializing partition state",
@@ -134,9 +94,6 @@ class Zk11Templates(TemplatesBase):
         o.ctl(c.id, INFO, self.PSM_LOGGER,
               f"[PartitionStateMachine controllerId={c.id}] Triggering online partition state changes",
               "controller_init_step")
-
-    def ctl_offline_replicas_start(self, c):
-        """2.3+: "Triggering offline replica state changes" (KAFKA-3143)."""
 
     def ctl_state_machines_started(self, c, parts):
         """<= 0.11 logs the initial state maps at INFO."""
@@ -176,27 +133,8 @@ class Zk11Templates(TemplatesBase):
                    f"{csv(sorted(deleted))}, all live brokers: {csv(sorted(live))}", "broker_change",
                    {"live_brokers": sorted(live)})
 
-    def ctl_broker_failure(self, c, dead):
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}Broker failure callback for {csv(sorted(dead))}",
-                   "broker_failure", {"deleted_brokers": sorted(dead)})
-
-    def ctl_broker_startup(self, c, new):
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}New broker startup callback for {csv(sorted(new))}",
-                   "broker_startup", {"added_brokers": sorted(new)})
-
-    def ctl_controlled_shutdown(self, c, b, sd, live):
-        o, k = self.o, self.kc(c.id)
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Shutting down broker {b}", "controlled_shutdown",
-              {"target_broker": b})
-        o.ctl(c.id, DEBUG, KAFKA_CONTROLLER, f"{k}All shutting down brokers: {csv(sorted(sd))}", "shutting_down_brokers")
-        o.ctl(c.id, DEBUG, KAFKA_CONTROLLER, f"{k}Live brokers: {csv(sorted(live))}", "live_brokers")
-
     def ctl_cs_leader(self, c, p, old, new):
         """Only the <= 1.0 ControlledShutdownLeaderSelector logs the move."""
-
-    def _assignment_map(self, parts: Sequence[Partition]) -> str:
-        # TopicChangeHandler@1.1.1: partition -> Seq[Int] (a Vector in 2.12 builds).
-        return "Map(" + ", ".join(f"{p.name} -> Vector({', '.join(map(str, p.replicas))})" for p in parts) + ")"
 
     def ctl_new_topic(self, c, topic, parts):
         o, k = self.o, self.kc(c.id)
@@ -206,53 +144,11 @@ class Zk11Templates(TemplatesBase):
         o.ctl(c.id, INFO, KAFKA_CONTROLLER,
               f"{k}New partition creation callback for {','.join(p.name for p in parts)}", "partition_creation")
 
-    def ctl_reassign_start(self, c, p, target):
-        # "Handling reassignment of partition .. to new replicas .." (0.8.2.2-2.3.1).
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-                   f"{self.kc(c.id)}Handling reassignment of partition {self.r.tap(p.topic.name, p.index)} "
-                   f"to new replicas {csv(target)}", "reassignment_started",
-                   {"topic": p.topic.name, "partition": p.index})
-
-    def ctl_reassign_leader(self, c, p, target, moves: bool, alive: bool = True):
-        # KafkaController.moveReassignedPartitionLeaderIfRequired (INFO, 0.8.2-HEAD).
-        name = self.r.tap(p.topic.name, p.index)
-        if moves:
-            text = (f"Leader {p.leader} for partition {name} being reassigned, is not in the new list of replicas "
-                    f"{csv(target)}. Re-electing leader")
-        else:
-            text = (f"Leader {p.leader} for partition {name} being reassigned, is already in the new list of replicas "
-                    f"{csv(target)} and is alive")
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}{text}", "reassignment_progress")
-
     def ctl_reassign_done(self, c, p):
         # "Removing partition t-0 from the list of reassigned partitions in zookeeper" (1.1.1 only).
         self.o.ctl(c.id, INFO, KAFKA_CONTROLLER,
                    f"{self.kc(c.id)}Removing partition {p.name} from the list of reassigned partitions in zookeeper",
                    "reassignment_removed")
-
-    def ctl_preferred_start(self, c, parts, trigger):
-        # "Starting preferred replica leader election for partitions .." (0.8.2.2-2.3.1).
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-                   f"{self.kc(c.id)}Starting preferred replica leader election for partitions "
-                   f"{','.join(self.r.tap(p.topic.name, p.index) for p in parts)}", "preferred_election_started")
-
-    def ctl_preferred_result(self, c, p, preferred, ok):
-        if ok:
-            self.o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-                       f"{self.kc(c.id)}Partition {self.r.tap(p.topic.name, p.index)} completed preferred replica "
-                       f"leader election. New leader is {preferred}", "preferred_election_completed",
-                       {"topic": p.topic.name, "partition": p.index, "leader": preferred})
-        else:
-            # 1.1.1 only: "... failed to complete preferred replica leader election. Leader is L".
-            self.o.ctl(c.id, WARN, KAFKA_CONTROLLER,
-                       f"{self.kc(c.id)}Partition {p.name} failed to complete preferred replica leader election. "
-                       f"Leader is {p.leader}", "preferred_election_failed")
-
-    def ctl_unclean_election_start(self, c, parts):
-        """Admin unclean elections exist from 2.4 (KIP-460)."""
-        from kafka_forensics.core.errors import UsageError
-
-        raise UsageError(f"Kafka {self.p.tag} has no admin unclean leader election (KIP-460 is 2.4+)")
 
     def ctl_delete_start(self, c, topics):
         # KafkaController "Starting topic deletion for topics .." (1.0.2-HEAD), then the manager's callback.
@@ -285,22 +181,6 @@ class Zk11Templates(TemplatesBase):
     def ctl_isr_not_member(self, c, p, replica):
         """Only <= 1.0 logs the ISR removal of a replica that is not in the ISR."""
 
-    def ctl_stop_replica_batch(self, c, b, delete, snaps):
-        # ControllerBrokerRequestBatch (no prefix), DEBUG, 0.8.1-2.5.1.
-        text = ",".join(f"[Topic={s[0]},Partition={s[1]},Replica={b}]" for s in snaps)
-        self.o.ctl(c.id, DEBUG, "kafka.controller.ControllerBrokerRequestBatch",
-                   f"The stop replica request (delete = {'true' if delete else 'false'}) sent to broker {b} is {text}",
-                   "send_stop_replica")
-
-    def ctl_moved(self, c, event):
-        """2.1+ only (epoch zkVersion fencing, KAFKA-6082)."""
-        return None
-
-    # ---- state-change.log, controller side ----------------------------------------------------
-    def _pfields(self, c, p, frm, to):
-        return {"topic": p.topic.name, "partition": p.index, "from_state": frm, "to_state": to,
-                "controller_epoch": c.epoch}
-
     def sc_partition(self, c, p, frm, to):
         # PartitionStateMachine.scala@1.1.1 (TRACE): three shapes (§5 rows 1.1.1-2.5.1 / 1.1.1-HEAD).
         if self.LVL_CHANGED == TRACE and not self.sc_trace:
@@ -318,8 +198,6 @@ class Zk11Templates(TemplatesBase):
             return None
         return self.o.sc(c.id, TRACE, f"{self.ce(c)}Changed partition {p.name} state from {frm} to {to}",
                          "partition_state_change", self._pfields(c, p, frm, to))
-
-    LVL_CHANGED = TRACE  # INFO from 2.6.3 for the New and Online shapes
 
     def sc_election_started(self, c, p):
         """<= 1.0 only."""
@@ -358,10 +236,6 @@ class Zk11Templates(TemplatesBase):
                          {"topic": p.topic.name, "partition": p.index, "replica": r, "from_state": frm, "to_state": to},
                          exc)
 
-    def sc_isr_removed(self, c, p, r):
-        """2.6.3+ INFO only."""
-        return None
-
     def sc_reassign_sent(self, c, s, leader, assignment):
         # KafkaController.updateLeaderEpochAndSendRequest@1.1.1 (TRACE, 1.1.1-2.3.1).
         if not self.sc_trace:
@@ -380,9 +254,6 @@ class Zk11Templates(TemplatesBase):
                          "send_leader_and_isr", {"topic": s[0], "partition": s[1], "target_broker": b,
                                                  "leader": s[2], "leader_epoch": s[3]})
 
-    def sc_send_lai_summary(self, c, b, n_lead, n_follow):
-        """2.6.3+ INFO only."""
-
     def sc_send_um(self, c, brokers, s):
         # ControllerChannelManager@1.0.2-2.5.1 (TRACE).
         if not self.sc_trace:
@@ -390,15 +261,6 @@ class Zk11Templates(TemplatesBase):
         self.o.sc(c.id, TRACE, f"{self.ce(c)}Sending UpdateMetadata request {self.r.um_request_state(s)} to brokers "
                   f"{self.r.iset(brokers)} for partition {s.name}", "send_update_metadata",
                   {"topic": s[0], "partition": s[1], "leader": s[2]})
-
-    def sc_send_um_summary(self, c, brokers, n):
-        """2.6.3+ INFO only."""
-
-    def sc_send_stop(self, c, b, s, delete):
-        """2.6.3+ only (controller.log DEBUG before)."""
-
-    def sc_send_stop_summary(self, c, b, n):
-        """2.6.3+ only."""
 
     def sc_response(self, c, b, api, corr, snaps, error):
         # ControllerChannelManager@1.1.1-HEAD (TRACE).
@@ -411,20 +273,6 @@ class Zk11Templates(TemplatesBase):
                   f"sent to broker {self.r.node(b)}", "controller_response")
         if error and api == "LEADER_AND_ISR":
             self.sc_lai_error(c, b)
-
-    def stale_response(self, api):
-        return "{error_code=11,partitions=[]}" if api != "UPDATE_METADATA" else "{error_code=11}"
-
-    def sc_lai_error(self, c, b):
-        # KafkaController@1.0.2-2.4.1 "[Controller id=C] Received error in LeaderAndIsr response .." (ERROR).
-        self.o.sc(c.id, ERROR, f"{self.kc(c.id)}Received error in LeaderAndIsr response "
-                  f"LeaderAndIsrResponse(responses={{}}, error=STALE_CONTROLLER_EPOCH) from broker {b}",
-                  "controller_response_error")
-
-    # ---- state-change.log, broker side ------------------------------------------------------
-    @staticmethod
-    def bp(b: int) -> str:
-        return f"[Broker id={b}] "
 
     def sc_b_lai_begin(self, b, c, corr, items):
         # ReplicaManager.becomeLeaderOrFollower@1.1.1: one TRACE per partition (1.0.2-2.3.1 text).
@@ -473,27 +321,6 @@ class Zk11Templates(TemplatesBase):
             o.sc(b, TRACE, f"{pre}Completed LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
                  f"{c.epoch} for the become-leader transition for partition {it[0].name}", "broker_leader_and_isr_step")
 
-    def sc_b_follower_skipped(self, b, c, corr, s):
-        # ReplicaManager@1.0.2-3.2.3 INFO.
-        self.o.sc(b, INFO, f"{self.bp(b)}Skipped the become-follower state change after marking its partition as "
-                  f"follower with correlation id {corr} from controller {c.id} epoch {c.epoch} for partition {s.name} "
-                  f"(last update controller epoch {s[6]}) since the new leader {s[2]} is the same as the old leader",
-                  "broker_become_follower_skipped")
-
-    def sc_b_leader_unavailable(self, b, c, corr, s):
-        # ReplicaManager@1.0.2-HEAD ERROR.
-        self.o.sc(b, ERROR, f"{self.bp(b)}Received LeaderAndIsrRequest with correlation id {corr} from controller "
-                  f"{c.id} epoch {c.epoch} for partition {s.name} (last update controller epoch {s[6]}) but cannot "
-                  f"become follower since the new leader {s[2]} is unavailable.", "broker_leader_unavailable")
-
-    # ReplicaManager.makeFollowers: 1.0.2-1.1.1 texts end at the partition; from 2.0.1 they add
-    # " with leader N" (and 2.4.1-2.5.1 print the leader's endpoint for the fetcher line).
-    def _with_leader(self, leader: int) -> str:
-        return ""
-
-    def _fetcher_leader(self, leader: int) -> str:
-        return ""
-
     def sc_b_become_follower(self, b, c, corr, items):
         # ReplicaManager.makeFollowers@1.1.1 (TRACE); later eras only change the suffixes above.
         o, pre = self.o, self.bp(b)
@@ -525,9 +352,6 @@ class Zk11Templates(TemplatesBase):
                  f"{self._with_leader(it[0][2])}",
                  "broker_leader_and_isr_step")
 
-    def sc_b_lai_end(self, b, c, corr, n):
-        """2.7.2+ INFO "Finished LeaderAndIsr request in .." only."""
-
     def sc_b_um(self, b, c, corr, snaps, deleted):
         # MetadataCache@1.0.2-HEAD (TRACE).
         if not self.sc_trace:
@@ -550,9 +374,6 @@ class Zk11Templates(TemplatesBase):
         for s, delete in items:
             o.sc(b, TRACE, f"{pre}Finished handling stop replica (delete={'true' if delete else 'false'}) for partition "
                  f"{s.name}", "broker_stop_replica")
-
-    def sc_b_recovered(self, b, p):
-        """3.2+ only (leader recovery, KIP-704)."""
 
     # ---- exceptions ----------------------------------------------------------------------------
     def _psm_frames(self) -> list[str]:
@@ -582,8 +403,3 @@ class Zk11Templates(TemplatesBase):
     def exc_invalid_partition(self, p, frm, to, valid):
         return [f"java.lang.IllegalStateException: Partition {p.name} should be in one of {','.join(valid)} states "
                 f"before moving to {to} state. Instead it is in {frm} state", *self._psm_frames()]
-
-    # used by KRaft/ZK 2.6+ broker lines; defined here so subclasses share the rendering
-    @staticmethod
-    def isr_list(isr) -> str:
-        return bracket_csv(isr)

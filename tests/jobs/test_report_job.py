@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
-from kafka_forensics.jobs.report_job import EVIDENCE_LIMIT, bucket_seconds_for, verdict_from_json
+from kafka_forensics.core.verdict import summarize_verdict
+from kafka_forensics.jobs.report_job import EVIDENCE_LIMIT, bucket_seconds_for
 from kafka_forensics.simulator.truth import finding_matches, unmatched
 
 from tests.support.report_html import finding_rows, script_blocks, without_plotly_js
@@ -143,13 +144,13 @@ def test_report_command_exits_2_without_replay_tables(tmp_path):
 
 
 def test_verdict_shapes_are_tolerated():
-    assert verdict_from_json({"passed": True}).status == "passed"
-    v = verdict_from_json({"status": "FAILED", "results": [{"suite": "events", "success": False,
+    assert summarize_verdict({"passed": True}).status == "passed"
+    v = summarize_verdict({"status": "FAILED", "results": [{"suite": "events", "success": False,
                                                              "statistics": {"evaluated_expectations": 4}}]})
     assert v.status == "failed" and v.suites[0].name == "events" and v.suites[0].evaluated == 4
-    assert verdict_from_json({"suites": {"a": True, "b": True}}).status == "passed"
-    assert verdict_from_json({"something": 1}).status == "unreadable"
-    assert verdict_from_json([1, 2]).status == "unreadable"
+    assert summarize_verdict({"suites": {"a": True, "b": True}}).status == "passed"
+    assert summarize_verdict({"something": 1}).status == "unreadable"
+    assert summarize_verdict([1, 2]).status == "unreadable"
 
 
 def test_event_rate_buckets_are_bounded():
