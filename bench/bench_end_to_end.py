@@ -58,7 +58,7 @@ def generate(out: Path, lines: int, args) -> tuple[object, int]:
     finally:
         shutil.rmtree(probe, ignore_errors=True)
     per_partition = small.lines / CALIBRATION_PARTITIONS
-    partitions = max(args.brokers, int(round(lines / per_partition)))
+    partitions = max(args.brokers, round(lines / per_partition))
     topics = max(1, min(args.topics, partitions // 10))
     return run_scale(out, kafka_version=args.kafka_version, brokers=args.brokers, topics=topics,
                      partitions=partitions, failovers=args.failovers, seed=args.seed), partitions

@@ -1,7 +1,7 @@
 """The file to give ``spark-submit``: it runs the ``kafka-forensics`` command line with its arguments.
 
     spark-submit --master yarn --deploy-mode cluster --archives kf-venv.tar.gz#environment \\
-        jobs/spark_submit.py analyze hdfs:///logs/kafka/2024-03-04 --out hdfs:///forensics/out
+        cli/spark_submit.py analyze hdfs:///logs/kafka/2024-03-04 --out hdfs:///forensics/out
 
 Any subcommand works (parse, replay, merge, analyze, report, ...). The session is the one
 spark-submit created: ``spark_session.build_session`` sees the running driver (PYSPARK_GATEWAY_PORT)

@@ -99,7 +99,7 @@ def summarize_verdict(doc: Any) -> VerdictSummary:
                    failing=_names(doc.get("failed_expectations")), warnings=_names(doc.get("warnings")))
 
 
-def _names(value) -> tuple[str, ...]:
+def _names(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value[:50]) if isinstance(value, list) else ()
 
 

@@ -113,10 +113,10 @@ class ExpectTimestampsToBeParsed(KafkaRowsExpectation):
     ``ts`` would drop the line out of every time-ordered check. Checks the events table directly."""
 
     description: str = "Every logged timestamp was parsed (`ts_raw` present implies `ts` present)."
-    unexpected_rows_query: Union[str, SuiteParameterDict] = f"""
+    unexpected_rows_query: Union[str, SuiteParameterDict] = """
         SELECT topic, partition, replica, ts_raw AS ts, concat(source_file, ':', line_no) AS evidence,
                concat('timestamp text ', ts_raw, ' was not parsed') AS detail
-        FROM {{batch}}
+        FROM {batch}
         WHERE ts_raw IS NOT NULL AND ts IS NULL
         ORDER BY source_file, line_no"""
 
@@ -408,7 +408,7 @@ class ExpectNoConcurrentControllers(KafkaRowsExpectation):
 
     @classmethod
     def with_skew(cls, skew_seconds: float, **kwargs) -> "ExpectNoConcurrentControllers":
-        millis = str(int(round(skew_seconds * 1000)))
+        millis = str(round(skew_seconds * 1000))
         return cls(unexpected_rows_query=_CONCURRENT_QUERY.replace("SKEW_MS", millis), **kwargs)
 
 

@@ -18,6 +18,7 @@ cluster modes lose the driver's exit code.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -243,10 +244,8 @@ def run_check(spark: SparkSession, out_dir: str, config: Optional[CheckConfig] =
         return verdict
     except BaseException as err:
         if not isinstance(err, KeyboardInterrupt):
-            try:
+            with contextlib.suppress(Exception):  # the original error is the one to report
                 write_verdict(spark, error_verdict(out_dir, err, config, inputs_info, spark))
-            except Exception:  # noqa: BLE001 - the original error is the one to report
-                pass
         raise
     finally:
         if tables:

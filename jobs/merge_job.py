@@ -115,7 +115,7 @@ def merge_frame(spark: SparkSession, inputs: list[str], parse_options: ParseOpti
     records = apply_strict(raw.mapInArrow(run, from_arrow_schema(MERGE_SCHEMA)), options.event_filter)
     offset_us = F.lit(0)
     for broker, seconds in sorted(options.clock_offsets.items()):
-        offset_us = F.when(F.col("broker") == broker, F.lit(int(round(seconds * 1_000_000)))).otherwise(offset_us)
+        offset_us = F.when(F.col("broker") == broker, F.lit(round(seconds * 1_000_000))).otherwise(offset_us)
     keyed = records.withColumn("sort_us", F.unix_micros("ts") + offset_us)
     order = (F.col("sort_us").asc_nulls_last(), F.col("source_file"), F.col("line_no"))
     ranges = keyed.repartitionByRange(sort_partitions(spark, files), *order)

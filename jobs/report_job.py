@@ -326,14 +326,17 @@ def _partition_stories(timeline: DataFrame, replicas: DataFrame, findings: DataF
     stories = []
     for r in chosen:
         key = (r["cluster"], r["topic"], r["partition"])
-        mine = lambda rows: [x for x in rows if (x["cluster"], x["topic"], x["partition"]) == key]  # noqa: E731
         stories.append(PartitionStory(
             cluster=key[0] or "", topic=key[1], partition=key[2], findings=int(r["n_findings"]),
-            intervals=tuple(_interval(x) for x in mine(p_rows)), intervals_total=int(r["n_intervals"]),
-            replica_intervals=tuple(_interval(x) for x in mine(r_rows)), replica_intervals_total=r_totals.get(key, 0),
+            intervals=tuple(_interval(x) for x in _of_partition(p_rows, key)), intervals_total=int(r["n_intervals"]),
+            replica_intervals=tuple(_interval(x) for x in _of_partition(r_rows, key)), replica_intervals_total=r_totals.get(key, 0),
             marks=tuple(PartitionMark(ts=m["ts"], severity=m["severity"], rule=m["rule"], summary=m["summary"] or "")
-                        for m in mine(marks))))
+                        for m in _of_partition(marks, key))))
     return stories, total
+
+
+def _of_partition(rows: list[dict], key: tuple) -> list[dict]:
+    return [x for x in rows if (x["cluster"], x["topic"], x["partition"]) == key]
 
 
 def _interval(r: dict) -> StateInterval:
@@ -384,7 +387,7 @@ def bucket_seconds_for(start: Optional[datetime], end: Optional[datetime]) -> in
     for step in _BUCKET_STEPS:
         if span / step <= MAX_BUCKETS:
             return step
-    return int(math.ceil(span / MAX_BUCKETS / 86400.0)) * 86400
+    return math.ceil(span / MAX_BUCKETS / 86400.0) * 86400
 
 
 def _rates(events: DataFrame, start, end) -> tuple[int, list[RateSeries], int]:

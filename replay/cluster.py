@@ -15,7 +15,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Iterable, Optional
+from typing import Collection, Iterable, Optional
 
 from .findings import CRITICAL, ERROR, WARNING, Finding, evidence_ref, ref_of
 
@@ -197,10 +197,10 @@ def _claimant(event: dict) -> Optional[int]:
     return event.get("controller_id") if event.get("controller_id") is not None else event.get("broker")
 
 
-def _broker_updates(event: dict) -> list[tuple[str, object]]:
+def _broker_updates(event: dict) -> list[tuple[str, Collection[int]]]:
     """What one broker line says: ("snapshot", set) or (state, [brokers])."""
     et = event["event_type"]
-    out: list[tuple[str, object]] = []
+    out: list[tuple[str, Collection[int]]] = []
     live = event.get("live_brokers")
     if et == "broker_change" and live is not None:
         out.append(("snapshot", frozenset(live)))
@@ -239,7 +239,7 @@ def _broker_updates(event: dict) -> list[tuple[str, object]]:
     return out
 
 
-def _metadata_broker_update(event: dict) -> list[tuple[str, object]]:
+def _metadata_broker_update(event: dict) -> list[tuple[str, Collection[int]]]:
     """RegisterBrokerRecord (starts fenced), BrokerRegistrationChangeRecord, Fence/UnfenceBrokerRecord,
     UnregisterBrokerRecord (M:metadata/BrokerRegistration.java, ClusterControlManager.replay@3.9.0-rc3)."""
     et, broker = event["event_type"], [event["target_broker"]]
@@ -251,7 +251,7 @@ def _metadata_broker_update(event: dict) -> list[tuple[str, object]]:
         return [(FENCED, broker)]
     if et == "metadata_unfence_broker":
         return [(ALIVE, broker)]
-    out: list[tuple[str, object]] = []
+    out: list[tuple[str, Collection[int]]] = []
     change = _attr(event, "fencing_change")
     if change in ("fence", "unfence"):
         out.append((FENCED if change == "fence" else ALIVE, broker))
@@ -299,10 +299,14 @@ def _offset_gap_findings(cluster: str, events: list[dict]) -> list[Finding]:
 
 def _collect_versions(ctx: ClusterContext, events: list[dict]) -> None:
     for e in events:
-        if e["event_type"] == "kafka_version" and e.get("broker") is not None and _attr(e, "kafka_version"):
-            ctx.broker_versions[e["broker"]] = _attr(e, "kafka_version")  # the last one wins (upgrades)
-        elif e["event_type"] == "metadata_feature_level" and _int(_attr(e, "metadata_version")) is not None:
-            ctx.metadata_versions.append((e["ts"], _int(_attr(e, "metadata_version"))))
+        if e["event_type"] == "kafka_version" and e.get("broker") is not None:
+            version = _attr(e, "kafka_version")
+            if version:
+                ctx.broker_versions[e["broker"]] = version  # the last one wins (upgrades)
+        elif e["event_type"] == "metadata_feature_level":
+            level = _int(_attr(e, "metadata_version"))
+            if level is not None:
+                ctx.metadata_versions.append((e["ts"], level))
 
 
 def _collect_brokers(ctx: ClusterContext, events: list[dict]) -> None:
@@ -312,11 +316,11 @@ def _collect_brokers(ctx: ClusterContext, events: list[dict]) -> None:
             continue
         for state, brokers in _broker_updates(e):
             if state == "snapshot":
-                ctx._snapshots.append(_Snapshot(e["ts"], brokers, ref_of(e)))  # type: ignore[arg-type]
-                for b in brokers:  # type: ignore[union-attr]
+                ctx._snapshots.append(_Snapshot(e["ts"], frozenset(brokers), ref_of(e)))
+                for b in brokers:
                     per_broker.setdefault(b, [])
                 continue
-            for b in brokers:  # type: ignore[union-attr]
+            for b in brokers:
                 per_broker.setdefault(b, []).append((e["ts"], state, ref_of(e)))
     ctx._broker_events = per_broker
     ctx.brokers = _broker_intervals(ctx, per_broker)
@@ -389,9 +393,10 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
         if key[0] in raft_epochs and key in claims:  # the same election, seen in the metadata log too
             times.append(raft_epochs[key[0]][0])
             refs += (raft_epochs[key[0]][1],)
-        starts[key] = (min(times) if times else None, refs)
-        if starts[key][0] is not None:
-            epoch_starts.setdefault(key[0], (starts[key][0], refs[0]))
+        start = min(times) if times else None
+        starts[key] = (start, refs)
+        if start is not None:
+            epoch_starts.setdefault(key[0], (start, refs[0]))
     ordered_epochs = sorted(epoch_starts)
     intervals: list[ControllerInterval] = []
     resigned: dict[tuple[int, int], tuple[datetime, str]] = {}
@@ -432,6 +437,11 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
     ctx.findings.extend(regressions)
 
 
+def _id_order(controller_id: Optional[int]) -> tuple[bool, int]:
+    """Controller ids in order, an unknown one (an epoch only the metadata log dates) last."""
+    return controller_id is None, controller_id or 0
+
+
 def _same_epoch_findings(cluster: str, intervals: list[ControllerInterval]) -> list[Finding]:
     """I5/A7 (KAFKA-1096): one controller epoch, two controller ids."""
     by_epoch: dict[int, list[ControllerInterval]] = {}
@@ -439,10 +449,10 @@ def _same_epoch_findings(cluster: str, intervals: list[ControllerInterval]) -> l
         by_epoch.setdefault(c.controller_epoch, []).append(c)
     out = []
     for epoch, group in sorted(by_epoch.items()):
-        ids = sorted({c.controller_id for c in group})
+        ids = sorted({c.controller_id for c in group}, key=_id_order)
         if len(ids) < 2:
             continue
-        evidence = [r for c in sorted(group, key=lambda c: c.controller_id) for r in c.evidence]
+        evidence = [r for c in sorted(group, key=lambda c: _id_order(c.controller_id)) for r in c.evidence]
         out.append(Finding.make(
             "concurrent_controllers", CRITICAL,
             f"controllers {', '.join(map(str, ids))} all acted as controller with epoch {epoch}; an epoch belongs "
@@ -496,7 +506,7 @@ def _late_resignations(cluster: str, intervals: list[ControllerInterval], acts: 
             out.append(Finding.make(
                 "concurrent_controllers", WARNING,
                 f"controller {cid} (epoch {epoch}) resigned only {seconds:.1f} s after controller "
-                f"{', '.join(map(str, sorted(new_ids - {cid})))} began epoch {new_epoch}: for that time two brokers "
+                f"{', '.join(map(str, sorted(new_ids - {cid}, key=_id_order)))} began epoch {new_epoch}: for that time two brokers "
                 f"acted as controller (A8; brokers reject the old epoch once they have seen the new one)",
                 [start_ref, ref], cluster=cluster, controller_epoch=epoch, kind="late_resignation", ts=start,
                 broker=cid))
@@ -505,7 +515,7 @@ def _late_resignations(cluster: str, intervals: list[ControllerInterval], acts: 
 
 
 def _election_regressions(cluster: str, elections: list[tuple[datetime, int, int, str]],
-                          seen: list[tuple[datetime, int, int, str]], skew: timedelta) -> tuple[list[Finding], list[datetime]]:
+                          seen: list[tuple[datetime, int, Optional[int], str]], skew: timedelta) -> tuple[list[Finding], list[datetime]]:
     """I5: a new election logging an epoch lower than one seen before it (elected or acting).
 
     The /controller_epoch znode only goes back when ZooKeeper's data is lost or replaced; from

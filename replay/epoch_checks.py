@@ -10,15 +10,20 @@ the state it reads is documented there.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from kafka_forensics.statemachines.states import PartitionState as P
 from kafka_forensics.statemachines.states import ReplicaState as R
 from .findings import ERROR, INFO, WARNING, Finding, ref_of
 from .findings import fmt_ints as _fmt
 from .partition_view import CONTROLLER_VIEW, DECISION, LEADER_ISR_CHANGE, NO_LEADER, Observation, PartitionStatus
-from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, range_for_line
+from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, VersionRange, range_for_line
 from kafka_forensics.core.rule_changes import has_rule
+
+from .cluster import ClusterContext
+
+if TYPE_CHECKING:  # the replay imports this mixin
+    from .partition import Intervals, ReplayConfig
 
 # Replicas being deleted, and replicas no longer serving (a dead broker's replica stays Offline).
 R_DELETING = frozenset({R.ReplicaDeletionStarted, R.ReplicaDeletionSuccessful, R.ReplicaDeletionIneligible})
@@ -26,7 +31,31 @@ R_GONE = R_DELETING | {R.OfflineReplica, R.NonExistentReplica}
 
 
 class EpochChecks:
-    """End-of-epoch and failover checks of ``PartitionReplay`` (a mixin: it uses its state)."""
+    """End-of-epoch and failover checks of ``PartitionReplay`` (a mixin: it uses the replay's state,
+    declared here; ``PartitionReplay.__init__`` sets it)."""
+
+    ctx: ClusterContext
+    cfg: ReplayConfig
+    where: dict[str, Any]
+    events: list[dict]
+    findings: list[Finding]
+    trace_seen: bool
+    cur: PartitionStatus
+    state_ref: Optional[str]
+    leader_ref: Optional[str]
+    replicas: dict[int, dict]
+    p_rows: Intervals
+    deleting: bool
+    vrange: Optional[VersionRange]
+    epoch: Optional[int]
+    epoch_first_ts: Optional[datetime]
+    epoch_last_ts: Optional[datetime]
+    creation_refs: list[str]
+    online_refs: list[str]
+    replica_lines: int
+    failures: list[dict]
+    pending_failover: Optional[dict]
+    reported_offline: set
 
     def _flush_failures(self) -> None:
         """Kafka's own ERROR lines for refused/failed state changes (reference §1.4)."""
@@ -97,7 +126,7 @@ class EpochChecks:
             diffs.append(f"leader epoch {prev.leader_epoch} -> {obs.leader_epoch}")
         if not diffs or pending["explained"]:
             return
-        brokers = {b for b in (prev.isr or ()) + (prev.replicas or ()) + (obs.isr or ())}
+        brokers = set((prev.isr or ()) + (prev.replicas or ()) + (obs.isr or ()))
         brokers |= {b for b in (prev.leader, obs.leader) if b is not None and b >= 0}
         if self._broker_changed(brokers, pending["ts"], event.get("ts")):
             return
@@ -123,10 +152,7 @@ class EpochChecks:
     def _broker_changed(self, brokers: set, start: Optional[datetime], end: Optional[datetime]) -> bool:
         if start is None or end is None:
             return False
-        for b in brokers:
-            if self.ctx.broker_state_at(b, start)[0] != self.ctx.broker_state_at(b, end)[0]:
-                return True
-        return False
+        return any(self.ctx.broker_state_at(b, start)[0] != self.ctx.broker_state_at(b, end)[0] for b in brokers)
 
     def _check_dead_members(self, interval) -> None:
         """KAFKA-3143 (A1): after a failover, a dead leader or dead ISR members that stay."""

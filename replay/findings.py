@@ -68,7 +68,8 @@ def first_line(text: Optional[str]) -> str:
     return (text or "").strip().splitlines()[0][:300] if (text or "").strip() else ""
 
 
-def _unique(refs: Iterable[str]) -> list[str]:
+def _unique(refs: Iterable[Optional[str]]) -> list[str]:
+    """Evidence in order, once each; a reference that is not known (None) is left out."""
     seen: dict[str, None] = {}
     for ref in refs:
         if ref and ref not in seen:
@@ -93,7 +94,7 @@ class Finding:
     evidence_count: int = field(default=0)
 
     @staticmethod
-    def make(rule: str, severity: str, summary: str, evidence: Sequence[str], **where) -> "Finding":
+    def make(rule: str, severity: str, summary: str, evidence: Sequence[Optional[str]], **where) -> "Finding":
         """Build a finding; evidence is de-duplicated (order kept) and capped at ``MAX_EVIDENCE``."""
         if rule not in RULES:
             raise ValueError(f"unknown rule {rule!r}")

@@ -117,14 +117,20 @@ def merge(cur: Registration, event: dict) -> Registration:
         cur,
         replicas=tuple(event["replicas"]) if event.get("replicas") is not None else cur.replicas,
         isr=tuple(event["isr"]) if event.get("isr") is not None else cur.isr,
-        leader=leader if changed_leader else cur.leader,
+        leader=leader if leader is not None and changed_leader else cur.leader,
         leader_epoch=cur.leader_epoch + 1 if changed_leader else cur.leader_epoch,
         partition_epoch=cur.partition_epoch + 1,
         recovery=recovery if recovery is not None and recovery >= 0 else cur.recovery,
-        elr=_attr_list(attrs, "elr") if "elr" in attrs else cur.elr,
-        last_known_elr=_attr_list(attrs, "last_known_elr") if "last_known_elr" in attrs else cur.last_known_elr,
-        adding=_attr_list(attrs, "adding_replicas") if "adding_replicas" in attrs else cur.adding,
-        removing=_attr_list(attrs, "removing_replicas") if "removing_replicas" in attrs else cur.removing)
+        elr=_replaced_list(attrs, "elr", cur.elr),
+        last_known_elr=_replaced_list(attrs, "last_known_elr", cur.last_known_elr),
+        adding=_replaced_list(attrs, "adding_replicas", cur.adding),
+        removing=_replaced_list(attrs, "removing_replicas", cur.removing))
+
+
+def _replaced_list(attrs: dict, key: str, current: tuple[int, ...]) -> tuple[int, ...]:
+    """A record's list field: absent = unchanged (``PartitionChangeRecord`` tagged fields)."""
+    value = _attr_list(attrs, key)
+    return current if value is None else value
 
 
 def log_position(event: dict) -> tuple:
@@ -209,13 +215,13 @@ class KraftPartitionReplay:
         if self.cur is not None and snapshot and not self.relative:
             if new == self.cur:
                 return  # the snapshot restates the replayed state: nothing new to check or show
-            self._compare_snapshot(new, event)
+            self._compare_snapshot(new, self.cur, event)
         if self.relative:  # absolute epochs from here on
             self.relative, self.history = False, []
         self._apply(new, event)
 
-    def _compare_snapshot(self, snap: Registration, event: dict) -> None:
-        cur, ref = self.cur, self.cur_ref
+    def _compare_snapshot(self, snap: Registration, cur: Registration, event: dict) -> None:
+        ref = self.cur_ref
         if snap.partition_epoch > cur.partition_epoch:
             self._finding(
                 "partition_epoch_gap", WARNING,

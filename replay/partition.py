@@ -29,8 +29,7 @@ from kafka_forensics.statemachines.states import ReplicaState as R
 from .findings import ERROR, INFO, WARNING, Finding, first_line, ref_of
 from .epoch_checks import EpochChecks
 from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
-from kafka_forensics.statemachines.legality import is_forbidden
-from kafka_forensics.statemachines.machine import rules_for
+from kafka_forensics.statemachines.legality import is_forbidden, previous_states
 from .ordering import replay_order
 from .partition_checks import Progression, SnapshotInvariants, unclean_finding
 from .partition_view import (
@@ -66,7 +65,7 @@ class ReplayResult:
     findings: list[Finding] = field(default_factory=list)
 
 
-class _Intervals:
+class Intervals:
     """One row per state interval; an interval ends where the next one starts."""
 
     def __init__(self, base: dict):
@@ -104,8 +103,8 @@ class PartitionReplay(EpochChecks):
         self.incarnation = 0
         self.topic_id: Optional[str] = None
         self.replicas: dict[int, dict] = {}
-        self.p_rows = _Intervals(dict(self.where))
-        self.r_rows: dict[int, _Intervals] = {}
+        self.p_rows = Intervals(dict(self.where))
+        self.r_rows: dict[int, Intervals] = {}
         self.findings: list[Finding] = []
         self.invariants = SnapshotInvariants(dict(self.where))
         self.ctrl_progress = Progression(dict(self.where), kind="controller")
@@ -219,7 +218,7 @@ class PartitionReplay(EpochChecks):
                 "illegal_transition", ERROR,
                 f"logged transition {src} -> {dst} is not allowed by the partition state machine of Kafka "
                 f"{vrange.label} (valid previous states of {dst}: "
-                f"{', '.join(s.value for s in rules_for(vrange.last).valid_previous_states(Entity.PARTITION, dst))})",
+                f"{', '.join(s.value for s in previous_states(Entity.PARTITION, dst, vrange))})",
                 [ref_of(event)], controller_epoch=epoch, ts=event.get("ts"), kind="logged_pair_invalid", **self.where))
         self._check_partition_gap(epoch, event, src, dst, vrange)
         if src == P.NonExistentPartition and dst == P.NewPartition:
@@ -364,7 +363,7 @@ class PartitionReplay(EpochChecks):
                 "illegal_transition", ERROR,
                 f"logged transition {src} -> {dst} of replica {replica} is not allowed by the replica state machine "
                 f"of Kafka {vrange.label} (valid previous states of {dst}: "
-                f"{', '.join(s.value for s in rules_for(vrange.last).valid_previous_states(Entity.REPLICA, dst)) or 'none'})",
+                f"{', '.join(s.value for s in previous_states(Entity.REPLICA, dst, vrange)) or 'none'})",
                 [ref_of(event)], controller_epoch=epoch, ts=event.get("ts"), kind="logged_pair_invalid",
                 replica=replica, **self.where))
         self._check_replica_gap(epoch, event, replica, src, vrange)
@@ -404,7 +403,7 @@ class PartitionReplay(EpochChecks):
         self.replicas[replica] = {"state": state, "ref": ref_of(event), "epoch": epoch}
         if known is not None and known["state"] == state:
             return
-        rows = self.r_rows.setdefault(replica, _Intervals({**self.where, "replica": replica}))
+        rows = self.r_rows.setdefault(replica, Intervals({**self.where, "replica": replica}))
         c = self.cur
         rows.open(event, epoch, {"state": state, "leader": c.leader, "isr": _list(c.isr), "replicas": _list(c.replicas),
                                  "leader_epoch": c.leader_epoch, "partition_epoch": c.partition_epoch},

@@ -117,9 +117,11 @@ class Progression:
                                  leader_epoch=obs.leader_epoch, partition_epoch=obs.partition_epoch,
                                  controller_epoch=obs.state_controller_epoch)
         prev = self._last.get(lane)
-        same = prev is not None and prev[2] == incarnation
-        violations = check_progression(prev[0], snap) if same else []
+        if prev is not None and prev[2] != incarnation:
+            prev = None  # another incarnation of the partition: nothing to compare with
+        violations = check_progression(prev[0], snap) if prev is not None else []
         for violation in violations:
+            assert prev is not None
             severity, text = _PROGRESSION_TEXT[violation]
             p = prev[0]
             summary = text.format(prev_le=p.leader_epoch, le=snap.leader_epoch, prev_pe=p.partition_epoch,
@@ -132,7 +134,7 @@ class Progression:
                                            broker=broker, **self.where))
         if violations:
             return  # keep the higher baseline: one stale line gives one finding, not a cascade
-        if same:
+        if prev is not None:
             p = prev[0]
             snap = PartitionSnapshot(
                 leader=snap.leader if snap.leader is not None or snap.leader_epoch not in (None, p.leader_epoch)
@@ -149,7 +151,7 @@ def _max(a: Optional[int], b: Optional[int]) -> Optional[int]:
     return a
 
 
-def unclean_finding(where: dict, event: dict, epoch: int, new_leader: int, previous_isr, previous_ref: Optional[str],
+def unclean_finding(where: dict, event: dict, epoch: int, new_leader: Optional[int], previous_isr, previous_ref: Optional[str],
                     logged: bool) -> Finding:
     """I11/A18: a leader from outside the ISR; the log says so (``logged``) or the states show it."""
     if logged:

@@ -11,7 +11,7 @@ bump, K:cluster/Partition.scala@2.4.1 maybeShrinkIsr).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Any, Optional
 
 DECISION = "decision"
 CONTROLLER_VIEW = "controller_view"
@@ -117,7 +117,7 @@ def is_stale(obs: Observation, cur: PartitionStatus) -> bool:
 
 def apply_observation(cur: PartitionStatus, obs: Observation) -> PartitionStatus:
     """``cur`` with every field the line shows; the deletion stand-in leader -2 is not a leader."""
-    changes = {}
+    changes: dict[str, Any] = {}
     if obs.leader is not None and obs.leader != LEADER_DURING_DELETE:
         changes["leader"] = obs.leader
     if obs.isr is not None:

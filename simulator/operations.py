@@ -208,7 +208,7 @@ class ZkOps:
         for b in live:
             if b != bid:
                 T.ctl_elected_elsewhere(b, bid)
-        parts = [p for p in cl.partitions()]
+        parts = list(cl.partitions())
         # UpdateMetadata to every live broker before the state machines start (0.10.2+, KAFKA-4443).
         batch = Batch()
         batch.add_um(live, None)
@@ -533,7 +533,7 @@ class ZkOps:
         removing = [r for r in ors if r not in target]
         self.clock.tick(20, 200)
         self.r_change(c, [(p, r) for r in adding], ONLINE_R)
-        p.replicas = list(target) + ([] if self.sim.prof.at_least("2.4") else [])
+        p.replicas = list(target)
         p.adding, p.removing = [], []
         online = self.live() - self.cl.shutting_down()
         if p.leader not in target or p.leader not in online:

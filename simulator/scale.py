@@ -52,7 +52,7 @@ def run_scale(out_dir: Path, *, kafka_version: str = "2.4", brokers: int = 30, t
         first += count
         ops.create_topic(f"topic-{t:04d}", assignment)
         sim.clock.sleep(rng.randint(100, 2000))
-    for round_no in range(failovers):
+    for _round in range(failovers):
         c = sim.cluster.controller
         victim = rng.choice([b for b in ids if b != c.id])
         ops.broker_crash(victim)

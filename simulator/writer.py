@@ -111,9 +111,9 @@ class Sink:
 
 def _gzip_file(src: Path, dst: Path) -> None:
     """Deterministic gzip (mtime 0, no file name in the header): same input, same bytes."""
-    with open(src, "rb") as raw_in, open(dst, "wb") as raw_out:
-        with gzip_module.GzipFile(filename="", mode="wb", fileobj=raw_out, mtime=0, compresslevel=6) as gz:
-            shutil.copyfileobj(raw_in, gz, 1 << 20)
+    with open(src, "rb") as raw_in, open(dst, "wb") as raw_out, \
+            gzip_module.GzipFile(filename="", mode="wb", fileobj=raw_out, mtime=0, compresslevel=6) as gz:
+        shutil.copyfileobj(raw_in, gz, 1 << 20)
     src.unlink()
 
 

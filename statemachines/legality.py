@@ -52,6 +52,14 @@ def is_forbidden(entity: Union[str, Entity], from_state: Union[str, State], to_s
     return (kind, parse_state(kind, from_state), parse_state(kind, to_state)) not in legal_transitions(vrange)
 
 
+def previous_states(entity: Union[str, Entity], to_state: Union[str, State], vrange: VersionRange) -> tuple[State, ...]:
+    """Valid previous states of ``to_state`` in the range's most permissive release (its last): what an
+    illegal-transition finding quotes. Empty for KRaft."""
+    if vrange.kraft or vrange.last is None:
+        return ()
+    return tuple(rules_for(vrange.last).valid_previous_states(entity, to_state))
+
+
 def is_valid_transition(entity: Union[str, Entity], from_state: Union[str, State], to_state: Union[str, State],
                         version: VersionLike) -> bool:
     """Would ``version``'s controller accept ``from_state -> to_state``? (One release: a range of one.)
@@ -62,4 +70,4 @@ def is_valid_transition(entity: Union[str, Entity], from_state: Union[str, State
     return not is_forbidden(entity, from_state, to_state, VersionRange(release, release))
 
 
-__all__ = ["is_forbidden", "is_valid_transition", "legal_transitions", "states_in"]
+__all__ = ["is_forbidden", "is_valid_transition", "legal_transitions", "previous_states", "states_in"]

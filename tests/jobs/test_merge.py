@@ -122,7 +122,7 @@ def test_cli_prints_broker_and_file_line_then_the_line(spark):
     assert first[1].endswith(":1") or re.search(r":\d+$", first[1])
     assert first[2] in path.read_text().splitlines()
     plain = CliRunner().invoke(main, ["merge", str(path), "--plain"])
-    assert [line for line in plain.output.splitlines() if line.startswith("[")][0] == first[2]
+    assert next(line for line in plain.output.splitlines() if line.startswith("[")) == first[2]
 
 
 def test_cli_errors_are_one_sentence(spark, tmp_path):

@@ -52,7 +52,7 @@ def test_rotated_gz_and_directories_with_several_brokers(spark, tmp_path):
 
 
 def test_missing_input_is_a_clear_input_error(spark, tmp_path):
-    with pytest.raises(InputError, match="input not found: .*nope"):
+    with pytest.raises(InputError, match=r"input not found: .*nope"):
         run_parse(spark, [str(tmp_path / "nope")], str(tmp_path / "out"), ParseOptions())
 
 

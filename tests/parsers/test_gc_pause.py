@@ -34,8 +34,7 @@ def test_parse_file_runs_with_the_collector_paused_and_restores_it(collector_sta
 
 def test_an_error_inside_still_restores_the_collector(collector_state):
     gc.enable()
-    with pytest.raises(ValueError):
-        with cyclic_gc_paused():
-            assert not gc.isenabled()
-            raise ValueError("boom")
+    with pytest.raises(ValueError), cyclic_gc_paused():
+        assert not gc.isenabled()
+        raise ValueError("boom")
     assert gc.isenabled()

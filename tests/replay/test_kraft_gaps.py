@@ -2,7 +2,7 @@
 change`` line, broker views matched by topic id (a re-created topic), offset gaps in a dump.
 
 In-process (no Spark): ``parse_file`` on the dump fixtures of tests/data/metadata_dump/ (the shape
-``kafka-dump-log.sh --cluster-metadata-decoder`` prints at 3.9, see tests/test_metadata_dump.py),
+``kafka-dump-log.sh --cluster-metadata-decoder`` prints at 3.9, see tests/parsers/test_metadata_dump.py),
 edited line by line, with controller.log / state-change.log lines in the 3.9 text.
 """
 

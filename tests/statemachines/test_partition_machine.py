@@ -9,6 +9,8 @@ right after ``handleStateChanges``). Cases are run for every release whose suite
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from kafka_forensics.statemachines import Entity, PartitionState, is_valid_transition, rules_for
@@ -80,7 +82,7 @@ def test_partition_state_machine_test_cases(version, src, dst, accepted):
 @pytest.mark.parametrize("version", ["2.1.1", "2.8.2", "3.9.0"])
 def test_partition_state_machine_test_sequences(name, steps, version):
     """Mirrors the offline-partition-count tests (first in 2.1.x) of PartitionStateMachineTest."""
-    for src, dst in zip(steps, steps[1:]):
+    for src, dst in itertools.pairwise(steps):
         assert is_valid_transition("partition", src, dst, version), (name, src, dst)
 
 
