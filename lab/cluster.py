@@ -20,24 +20,41 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from kafka_forensics.core.errors import LabError
+
 from . import log4j, processes
-from .errors import LabError
 from .jars import Jars
 from .releases import KRAFT, ZOOKEEPER, Target, java_binary
 
 # Shorter than Kafka's defaults so that a scenario takes a minute, not five (recorded in truth.json).
 ZK_TIMEOUTS = {"zookeeper.session.timeout.ms": "6000", "replica.lag.time.max.ms": "5000"}
-KRAFT_TIMEOUTS = {"broker.session.timeout.ms": "6000", "broker.heartbeat.interval.ms": "1000",
-                  "replica.lag.time.max.ms": "5000"}
+KRAFT_TIMEOUTS = {
+    "broker.session.timeout.ms": "6000",
+    "broker.heartbeat.interval.ms": "1000",
+    "replica.lag.time.max.ms": "5000",
+}
 # Internal topics small, so their partitions do not bury the incident in the logs.
-COMMON = {"num.partitions": "1", "offsets.topic.num.partitions": "3", "offsets.topic.replication.factor": "3",
-          "transaction.state.log.replication.factor": "3", "transaction.state.log.min.isr": "2",
-          "group.initial.rebalance.delay.ms": "0", "delete.topic.enable": "true"}
+COMMON = {
+    "num.partitions": "1",
+    "offsets.topic.num.partitions": "3",
+    "offsets.topic.replication.factor": "3",
+    "transaction.state.log.replication.factor": "3",
+    "transaction.state.log.min.isr": "2",
+    "group.initial.rebalance.delay.ms": "0",
+    "delete.topic.enable": "true",
+}
 JVM_HEAP = "-Xmx320m"
 # bin/kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS (G1) with a small heap; UTC so that the logged
 # local time is the UTC the parser assumes by default.
-JVM_OPTS = ("-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
-            "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true", "-Duser.timezone=UTC")
+JVM_OPTS = (
+    "-server",
+    "-XX:+UseG1GC",
+    "-XX:MaxGCPauseMillis=20",
+    "-XX:InitiatingHeapOccupancyPercent=35",
+    "-XX:+ExplicitGCInvokesConcurrent",
+    "-Djava.awt.headless=true",
+    "-Duser.timezone=UTC",
+)
 TOOL_OPTS = ("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Duser.timezone=UTC")
 
 
@@ -150,18 +167,28 @@ class Cluster:
 
     def broker_settings(self, node: Node) -> dict[str, str]:
         if self.mode == ZOOKEEPER:
-            base = {"broker.id": str(node.node_id), "listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
-                    "zookeeper.connect": f"127.0.0.1:{self.zk_port}", **ZK_TIMEOUTS}
+            base = {
+                "broker.id": str(node.node_id),
+                "listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
+                "zookeeper.connect": f"127.0.0.1:{self.zk_port}",
+                **ZK_TIMEOUTS,
+            }
         else:
             voters = ",".join(f"{n.node_id}@127.0.0.1:{n.controller_port}" for n in self.nodes.values() if n.voter)
             listeners = f"PLAINTEXT://127.0.0.1:{node.port}"
             if node.voter:
                 listeners += f",CONTROLLER://127.0.0.1:{node.controller_port}"
-            base = {"process.roles": "broker,controller" if node.voter else "broker", "node.id": str(node.node_id),
-                    "controller.quorum.voters": voters, "listeners": listeners,
-                    "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
-                    "controller.listener.names": "CONTROLLER", "inter.broker.listener.name": "PLAINTEXT",
-                    "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT", **KRAFT_TIMEOUTS}
+            base = {
+                "process.roles": "broker,controller" if node.voter else "broker",
+                "node.id": str(node.node_id),
+                "controller.quorum.voters": voters,
+                "listeners": listeners,
+                "advertised.listeners": f"PLAINTEXT://127.0.0.1:{node.port}",
+                "controller.listener.names": "CONTROLLER",
+                "inter.broker.listener.name": "PLAINTEXT",
+                "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                **KRAFT_TIMEOUTS,
+            }
         return {**base, "log.dirs": str(node.data), **COMMON, **{k: str(v) for k, v in self.overrides.items()}}
 
     @property
@@ -177,11 +204,16 @@ class Cluster:
             shown[f"broker-{node.node_id}"] = settings
         topology = f"{self.brokers} brokers + 1 standalone ZooKeeper"
         if self.mode == KRAFT:
-            topology = f"{self.brokers} combined broker+controller nodes" + \
-                (f" + {self.broker_only} broker-only node(s)" if self.broker_only else "")
-        return {"brokers": shown, "log4j": f"{self.log4j.path}@{self.log4j.tag} (lab/log4j.py)",
-                "state_change_logger": self.log4j.level_of(log4j.STATE_CHANGE_LOGGER),
-                "jvm": [JVM_HEAP, *JVM_OPTS], "topology": topology}
+            topology = f"{self.brokers} combined broker+controller nodes" + (
+                f" + {self.broker_only} broker-only node(s)" if self.broker_only else ""
+            )
+        return {
+            "brokers": shown,
+            "log4j": f"{self.log4j.path}@{self.log4j.tag} (lab/log4j.py)",
+            "state_change_logger": self.log4j.level_of(log4j.STATE_CHANGE_LOGGER),
+            "jvm": [JVM_HEAP, *JVM_OPTS],
+            "topology": topology,
+        }
 
     # ---- lifecycle -------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -206,9 +238,17 @@ class Cluster:
 
     def _java(self, main: str, args: list[str], logs: Path, heap: str = JVM_HEAP) -> list[str]:
         cfg_name, _ = log4j.render(self.log4j)
-        return [java_binary(), heap, *JVM_OPTS, f"-Dkafka.logs.dir={logs}",
-                log4j.jvm_option(self.log4j, str(self.root / "config" / cfg_name)),
-                "-cp", self.jars.classpath, main, *args]
+        return [
+            java_binary(),
+            heap,
+            *JVM_OPTS,
+            f"-Dkafka.logs.dir={logs}",
+            log4j.jvm_option(self.log4j, str(self.root / "config" / cfg_name)),
+            "-cp",
+            self.jars.classpath,
+            main,
+            *args,
+        ]
 
     def _format(self, node: Node) -> None:
         """``kafka-storage format``: KRaft log dirs need a cluster id and meta.properties first."""
@@ -234,11 +274,20 @@ class Cluster:
         (home / "data").mkdir(parents=True, exist_ok=True)
         # config/zookeeper.properties of the release (dataDir, clientPort, maxClientCnxns=0,
         # admin.enableServer=false) plus the four-letter words the lab reads the controller with.
-        props = {"dataDir": str(home / "data"), "clientPort": str(self.zk_port), "maxClientCnxns": "0",
-                 "admin.enableServer": "false", "4lw.commands.whitelist": "*"}
+        props = {
+            "dataDir": str(home / "data"),
+            "clientPort": str(self.zk_port),
+            "maxClientCnxns": "0",
+            "admin.enableServer": "false",
+            "4lw.commands.whitelist": "*",
+        }
         (home / "zookeeper.properties").write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-        cmd = self._java("org.apache.zookeeper.server.quorum.QuorumPeerMain", [str(home / "zookeeper.properties")],
-                         home / "logs", heap="-Xmx128m")
+        cmd = self._java(
+            "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+            [str(home / "zookeeper.properties")],
+            home / "logs",
+            heap="-Xmx128m",
+        )
         self.zk = processes.spawn("zookeeper", cmd, home / "logs" / "zookeeper.out")
         wait_for("ZooKeeper to answer", lambda: four_letter(self.zk_port, "ruok") == "imok", 60)
 
@@ -315,6 +364,7 @@ class Cluster:
                 out = self.nodes[node_id].logs / "kafkaServer.out"
                 raise LabError(f"broker {node_id} exited while starting: see {out}")
             return node_id in self.registered()
+
         wait_for(f"broker {node_id} to register", check, timeout)
 
     def controller(self) -> Optional[int]:
@@ -343,6 +393,7 @@ class Cluster:
                 found.append(c)
                 return True
             return False
+
         wait_for("a controller" + (f" other than {other_than}" if other_than else ""), check, timeout)
         return found[-1]
 

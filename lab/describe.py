@@ -14,8 +14,15 @@ import re
 from typing import Optional
 
 _FIELD = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(.*)$")
-_LISTS = {"Replicas": "replicas", "Isr": "isr", "Offline": "offline", "Adding Replicas": "adding_replicas",
-          "Removing Replicas": "removing_replicas", "Elr": "elr", "LastKnownElr": "last_known_elr"}
+_LISTS = {
+    "Replicas": "replicas",
+    "Isr": "isr",
+    "Offline": "offline",
+    "Adding Replicas": "adding_replicas",
+    "Removing Replicas": "removing_replicas",
+    "Elr": "elr",
+    "LastKnownElr": "last_known_elr",
+}
 
 
 def _fields(line: str) -> dict[str, str]:

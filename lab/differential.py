@@ -20,16 +20,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-SIM_VERSION = {("0.10", "zookeeper"): "0.10.2", ("1.1", "zookeeper"): "1.1", ("2.4", "zookeeper"): "2.4",
-               ("2.8", "zookeeper"): "2.8", ("3.9", "zookeeper"): "3.6", ("3.9", "kraft"): "3.9-kraft",
-               ("4.1", "kraft"): "3.9-kraft"}
-SIM_SCENARIOS = ("clean-failover", "zombie-controller", "unclean-election", "reassignment", "lifecycle",
-                 "topic-deletion-stuck")
+SIM_VERSION = {
+    ("0.10", "zookeeper"): "0.10.2",
+    ("1.1", "zookeeper"): "1.1",
+    ("2.4", "zookeeper"): "2.4",
+    ("2.8", "zookeeper"): "2.8",
+    ("3.9", "zookeeper"): "3.6",
+    ("3.9", "kraft"): "3.9-kraft",
+    ("4.1", "kraft"): "3.9-kraft",
+}
+SIM_SCENARIOS = (
+    "clean-failover",
+    "zombie-controller",
+    "unclean-election",
+    "reassignment",
+    "lifecycle",
+    "topic-deletion-stuck",
+)
 _TP = re.compile(r"\b[A-Za-z_][\w.]*-\d+\b")
 _ID = re.compile(r"\b[A-Za-z0-9_-]{22}\b")
 _NUM = re.compile(r"\d+")
-_TOPIC = re.compile(r"(?:(?<=\btopic )|(?<=\btopics ))(?!callback\b|deletion\b|id\b|ID\b|to\b|with\b|partitions?\b)"
-                    r"[\w.-]+|(?<=Topic=)[\w.-]+|(?<=name=')[\w.-]+(?=')")
+_TOPIC = re.compile(
+    r"(?:(?<=\btopic )|(?<=\btopics ))(?!callback\b|deletion\b|id\b|ID\b|to\b|with\b|partitions?\b)"
+    r"[\w.-]+|(?<=Topic=)[\w.-]+|(?<=name=')[\w.-]+(?=')"
+)
 _RECORD = re.compile(r'"type":"(\w+)"|controlType: (\w+)')
 
 
@@ -70,7 +84,7 @@ class Difference:
 
 
 def simulated_shapes(version: str, trace: bool, root: Path) -> set[str]:
-    from kafka_forensics.jobs.simulator.scenarios import SCENARIOS, run_scenario
+    from kafka_forensics.simulator.scenarios import SCENARIOS, run_scenario
 
     out: set[str] = set()
     for name in SIM_SCENARIOS:
@@ -99,17 +113,27 @@ def differential(incidents: Iterable[Path]) -> list[Difference]:
                 real |= shapes_of(folder, json.loads((folder / "truth.json").read_text())["files"])
             simulated = simulated_shapes(sim, trace, Path(tmp))
             level = "TRACE" if trace else "stock level"
-            out.append(Difference(f"{line} {mode} {level}", f"{sim} {level}", [f.name for f in folders],
-                                  sorted(real - simulated), sorted(simulated - real), len(real & simulated)))
+            out.append(
+                Difference(
+                    f"{line} {mode} {level}",
+                    f"{sim} {level}",
+                    [f.name for f in folders],
+                    sorted(real - simulated),
+                    sorted(simulated - real),
+                    len(real & simulated),
+                )
+            )
     return out
 
 
 def render(diffs: list[Difference]) -> str:
     parts = []
     for d in diffs:
-        parts.append(f"## Kafka {d.release} (real) vs simulator {d.simulator}\n\n"
-                     f"{len(d.incidents)} incidents, {d.common} shapes in common, {len(d.real_only)} only real, "
-                     f"{len(d.sim_only)} only simulated.\n")
+        parts.append(
+            f"## Kafka {d.release} (real) vs simulator {d.simulator}\n\n"
+            f"{len(d.incidents)} incidents, {d.common} shapes in common, {len(d.real_only)} only real, "
+            f"{len(d.sim_only)} only simulated.\n"
+        )
         parts.append("Only real Kafka printed:\n" + ("".join(f"- `{s}`\n" for s in d.real_only) or "- none\n"))
         parts.append("Only the simulator printed:\n" + ("".join(f"- `{s}`\n" for s in d.sim_only) or "- none\n"))
     return "\n".join(parts)

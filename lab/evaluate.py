@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from kafka_forensics.parsers.errors import InputError
+from kafka_forensics.core.errors import InputError
 
 from .describe import partitions
 from .truth import judge, load_truth
@@ -44,8 +44,11 @@ class Evaluation:
 
     @property
     def unreconciled(self) -> list[str]:
-        return [f for f, s in self.files.items()
-                if s["lines_read"] != s["records"] + s["continuation_lines"] + s["quarantined"]]
+        return [
+            f
+            for f, s in self.files.items()
+            if s["lines_read"] != s["records"] + s["continuation_lines"] + s["quarantined"]
+        ]
 
     @property
     def quarantined(self) -> int:
@@ -78,7 +81,7 @@ def _events(folder: Path, files: list[str]) -> tuple[list[dict], dict[str, dict]
 
 
 def evaluate(folder: Path) -> Evaluation:
-    from kafka_forensics.statemachines.replay_local import replay_all
+    from kafka_forensics.replay.local import replay_all
 
     folder = Path(folder)
     if not (folder / "truth.json").is_file():
@@ -116,8 +119,10 @@ def final_state_mismatches(described: dict, final: dict[tuple[str, int], dict]) 
             out.append(f"{topic}-{partition}: " + ", ".join(diffs))
     for (topic, partition), got in sorted(final.items()):
         if (topic, partition) not in seen and topic not in described and got.get("state") not in GONE_STATES:
-            out.append(f"{topic}-{partition}: deleted (absent from describe) but replayed as {got.get('state')} "
-                       f"leader {got.get('leader')}")
+            out.append(
+                f"{topic}-{partition}: deleted (absent from describe) but replayed as {got.get('state')} "
+                f"leader {got.get('leader')}"
+            )
     return out
 
 
@@ -129,9 +134,13 @@ def table_row(ev: Evaluation) -> str:
     reconciled = "yes" if not ev.unreconciled else f"NO ({', '.join(ev.unreconciled)})"
     violations = sorted({f"{f['rule']}({f['severity']})" for _, f in v["violations"]})
     final = "equal" if not ev.mismatches else f"{len(ev.mismatches)} differ"
-    return (f"| {ev.name} | {ev.lines:,} | {reconciled}, {ev.quarantined} quarantined | {typed} | {recall} | "
-            f"{len(v['violations'])}{': ' + ', '.join(violations) if violations else ''} | {final} |")
+    return (
+        f"| {ev.name} | {ev.lines:,} | {reconciled}, {ev.quarantined} quarantined | {typed} | {recall} | "
+        f"{len(v['violations'])}{': ' + ', '.join(violations) if violations else ''} | {final} |"
+    )
 
 
-TABLE_HEAD = ("| incident | lines | reconciled | state-change typed | must found | must-not violations (findings) "
-              "| final state vs describe |\n|---|---|---|---|---|---|---|")
+TABLE_HEAD = (
+    "| incident | lines | reconciled | state-change typed | must found | must-not violations (findings) "
+    "| final state vs describe |\n|---|---|---|---|---|---|---|"
+)

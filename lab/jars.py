@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from kafka_forensics.parsers.errors import UsageError
+from kafka_forensics.core.errors import LabError, UsageError
 
-from .errors import LabError
 from .releases import Target
 
 POM = Path(__file__).resolve().parent / "maven" / "pom.xml"
@@ -77,8 +76,18 @@ def resolve_jars(target: Target, maven_repo: Optional[Path] = None) -> Jars:
         raise UsageError("the lab needs Maven (mvn) on PATH to resolve Kafka's jars from Maven Central")
     if libs.exists():
         shutil.rmtree(libs)
-    cmd = [mvn, "-q", "-B", "-f", str(POM), "-P", target.release.profile, f"-Dkafka.version={target.version}",
-           "dependency:copy-dependencies", f"-DoutputDirectory={libs}"]
+    cmd = [
+        mvn,
+        "-q",
+        "-B",
+        "-f",
+        str(POM),
+        "-P",
+        target.release.profile,
+        f"-Dkafka.version={target.version}",
+        "dependency:copy-dependencies",
+        f"-DoutputDirectory={libs}",
+    ]
     if maven_repo is not None:
         cmd.append(f"-Dmaven.repo.local={maven_repo}")
     started = time.monotonic()

@@ -72,8 +72,10 @@ def record_load(kafka: str, mode: Optional[str], out: Path, partitions: int = 30
                 total += path.stat().st_size
                 with open(path, "rb") as fh:
                     lines += sum(1 for _ in fh)
-        return (f"{lines:,} lines, {total / 1e6:.1f} MB of TRACE logs ({partitions} partitions, {rounds} rounds) "
-                f"from Kafka {target.version} ({target.mode}) in {time.monotonic() - started:.0f} s -> {out}")
+        return (
+            f"{lines:,} lines, {total / 1e6:.1f} MB of TRACE logs ({partitions} partitions, {rounds} rounds) "
+            f"from Kafka {target.version} ({target.mode}) in {time.monotonic() - started:.0f} s -> {out}"
+        )
     finally:
         cluster.kill_all()
         shutil.rmtree(work, ignore_errors=True)

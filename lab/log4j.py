@@ -84,89 +84,136 @@ def _lg(name: str, level: str, line: int, appender: Optional[str] = None, additi
 
 
 # config/log4j.properties@0.10.2.2: root logs to stdout only; `kafka` adds the file appender.
-_0_10 = StockConfig("0.10.2.2", "config/log4j.properties", "INFO, stdout", 16, 18, _blocks(22, 6), (
-    _lg("kafka", "INFO", 64, "kafkaAppender", additive=True),
-    _lg("kafka.network.RequestChannel$", "WARN", 66, "requestAppender"),
-    _lg("kafka.request.logger", "WARN", 72, "requestAppender"),
-    _lg("kafka.controller", "TRACE", 75, "controllerAppender"),
-    _lg("kafka.log.LogCleaner", "INFO", 78, "cleanerAppender"),
-    _lg(STATE_CHANGE_LOGGER, "TRACE", 81, "stateChangeAppender"),
-    _lg("kafka.authorizer.logger", "WARN", 85, "authorizerAppender"),
-))
-_1_1 = StockConfig("1.1.1", "config/log4j.properties", "INFO, stdout, kafkaAppender", 18, 20, _blocks(24, 6), (
-    _lg("org.I0Itec.zkclient.ZkClient", "INFO", 61),
-    _lg("org.apache.zookeeper", "INFO", 62),
-    _lg("kafka", "INFO", 65),
-    _lg("org.apache.kafka", "INFO", 66),
-    _lg("kafka.request.logger", "WARN", 69, "requestAppender"),
-    _lg("kafka.network.RequestChannel$", "WARN", 77, "requestAppender"),
-    _lg("kafka.controller", "TRACE", 80, "controllerAppender"),
-    _lg("kafka.log.LogCleaner", "INFO", 83, "cleanerAppender"),
-    _lg(STATE_CHANGE_LOGGER, "TRACE", 86, "stateChangeAppender"),
-    _lg("kafka.authorizer.logger", "INFO", 90, "authorizerAppender"),
-))
-_2_4 = StockConfig("2.4.1", "config/log4j.properties", "INFO, stdout, kafkaAppender", 18, 20, _blocks(24, 6), (
-    _lg("org.apache.zookeeper", "INFO", 61),
-    _lg("kafka", "INFO", 64),
-    _lg("org.apache.kafka", "INFO", 65),
-    _lg("kafka.request.logger", "WARN", 68, "requestAppender"),
-    _lg("kafka.network.RequestChannel$", "WARN", 76, "requestAppender"),
-    _lg("kafka.controller", "TRACE", 79, "controllerAppender"),
-    _lg("kafka.log.LogCleaner", "INFO", 82, "cleanerAppender"),
-    _lg(STATE_CHANGE_LOGGER, "TRACE", 85, "stateChangeAppender"),
-    _lg("kafka.authorizer.logger", "INFO", 89, "authorizerAppender"),
-))
+_0_10 = StockConfig(
+    "0.10.2.2",
+    "config/log4j.properties",
+    "INFO, stdout",
+    16,
+    18,
+    _blocks(22, 6),
+    (
+        _lg("kafka", "INFO", 64, "kafkaAppender", additive=True),
+        _lg("kafka.network.RequestChannel$", "WARN", 66, "requestAppender"),
+        _lg("kafka.request.logger", "WARN", 72, "requestAppender"),
+        _lg("kafka.controller", "TRACE", 75, "controllerAppender"),
+        _lg("kafka.log.LogCleaner", "INFO", 78, "cleanerAppender"),
+        _lg(STATE_CHANGE_LOGGER, "TRACE", 81, "stateChangeAppender"),
+        _lg("kafka.authorizer.logger", "WARN", 85, "authorizerAppender"),
+    ),
+)
+_1_1 = StockConfig(
+    "1.1.1",
+    "config/log4j.properties",
+    "INFO, stdout, kafkaAppender",
+    18,
+    20,
+    _blocks(24, 6),
+    (
+        _lg("org.I0Itec.zkclient.ZkClient", "INFO", 61),
+        _lg("org.apache.zookeeper", "INFO", 62),
+        _lg("kafka", "INFO", 65),
+        _lg("org.apache.kafka", "INFO", 66),
+        _lg("kafka.request.logger", "WARN", 69, "requestAppender"),
+        _lg("kafka.network.RequestChannel$", "WARN", 77, "requestAppender"),
+        _lg("kafka.controller", "TRACE", 80, "controllerAppender"),
+        _lg("kafka.log.LogCleaner", "INFO", 83, "cleanerAppender"),
+        _lg(STATE_CHANGE_LOGGER, "TRACE", 86, "stateChangeAppender"),
+        _lg("kafka.authorizer.logger", "INFO", 90, "authorizerAppender"),
+    ),
+)
+_2_4 = StockConfig(
+    "2.4.1",
+    "config/log4j.properties",
+    "INFO, stdout, kafkaAppender",
+    18,
+    20,
+    _blocks(24, 6),
+    (
+        _lg("org.apache.zookeeper", "INFO", 61),
+        _lg("kafka", "INFO", 64),
+        _lg("org.apache.kafka", "INFO", 65),
+        _lg("kafka.request.logger", "WARN", 68, "requestAppender"),
+        _lg("kafka.network.RequestChannel$", "WARN", 76, "requestAppender"),
+        _lg("kafka.controller", "TRACE", 79, "controllerAppender"),
+        _lg("kafka.log.LogCleaner", "INFO", 82, "cleanerAppender"),
+        _lg(STATE_CHANGE_LOGGER, "TRACE", 85, "stateChangeAppender"),
+        _lg("kafka.authorizer.logger", "INFO", 89, "authorizerAppender"),
+    ),
+)
 # 2.6 lowered state.change.logger to INFO (KAFKA-9573); 2.8.2 keeps 2.4's lines otherwise.
-_2_8 = replace(_2_4, tag="2.8.2", loggers=tuple(
-    replace(lg, level="INFO") if lg.name == STATE_CHANGE_LOGGER else lg for lg in _2_4.loggers))
+_2_8 = replace(
+    _2_4,
+    tag="2.8.2",
+    loggers=tuple(replace(lg, level="INFO") if lg.name == STATE_CHANGE_LOGGER else lg for lg in _2_4.loggers),
+)
 # 3.x adds the KRaft controller logger (org.apache.kafka.controller) before the ZK one.
-_3_9 = StockConfig("3.9.0-rc3", "config/log4j.properties", "INFO, stdout, kafkaAppender", 18, 20, _blocks(24, 6), (
-    _lg("org.apache.zookeeper", "INFO", 61),
-    _lg("kafka", "INFO", 64),
-    _lg("org.apache.kafka", "INFO", 65),
-    _lg("kafka.request.logger", "WARN", 68, "requestAppender"),
-    _lg("kafka.network.RequestChannel$", "WARN", 76, "requestAppender"),
-    _lg("org.apache.kafka.controller", "INFO", 80, "controllerAppender"),
-    _lg("kafka.controller", "TRACE", 84, "controllerAppender"),
-    _lg("kafka.log.LogCleaner", "INFO", 87, "cleanerAppender"),
-    _lg(STATE_CHANGE_LOGGER, "INFO", 90, "stateChangeAppender"),
-    _lg("kafka.authorizer.logger", "INFO", 94, "authorizerAppender"),
-))
+_3_9 = StockConfig(
+    "3.9.0-rc3",
+    "config/log4j.properties",
+    "INFO, stdout, kafkaAppender",
+    18,
+    20,
+    _blocks(24, 6),
+    (
+        _lg("org.apache.zookeeper", "INFO", 61),
+        _lg("kafka", "INFO", 64),
+        _lg("org.apache.kafka", "INFO", 65),
+        _lg("kafka.request.logger", "WARN", 68, "requestAppender"),
+        _lg("kafka.network.RequestChannel$", "WARN", 76, "requestAppender"),
+        _lg("org.apache.kafka.controller", "INFO", 80, "controllerAppender"),
+        _lg("kafka.controller", "TRACE", 84, "controllerAppender"),
+        _lg("kafka.log.LogCleaner", "INFO", 87, "cleanerAppender"),
+        _lg(STATE_CHANGE_LOGGER, "INFO", 90, "stateChangeAppender"),
+        _lg("kafka.authorizer.logger", "INFO", 94, "authorizerAppender"),
+    ),
+)
 # 4.x (log4j2, KAFKA-9366): config/log4j2.yaml. The tag's file is not in the source mirror (trunk of
 # Oct 2024) nor in any jar on Maven Central (checked: kafka_2.13, kafka-tools and their dependencies
 # at 4.1.1); these lines are those of apache/kafka commit b967e968 (read through the project's code
 # index). It is the 4.1 file: the 4.1 upgrade notes list its two changes from 4.0.0 - the LogCleaner
 # loggers under org.apache.kafka.storage.internals.log, and state-change.log's rotated name (4.0.0
 # rotated it as stage-change.log.[date]).
-_4_X = StockConfig("b967e968", "config/log4j2.yaml", "INFO, STDOUT, KafkaAppender", 93, 30, _blocks(36, 9), (
-    _lg("kafka", "INFO", 100),
-    _lg("org.apache.kafka", "INFO", 103),
-    _lg("kafka.request.logger", "WARN", 106, "requestAppender"),
-    _lg("kafka.network.RequestChannel$", "WARN", 124, "requestAppender"),
-    _lg("org.apache.kafka.controller", "INFO", 130, "controllerAppender"),
-    _lg("org.apache.kafka.storage.internals.log.LogCleaner", "INFO", 136, "cleanerAppender"),
-    _lg("org.apache.kafka.storage.internals.log.LogCleaner$CleanerThread", "INFO", 141, "cleanerAppender"),
-    _lg("org.apache.kafka.storage.internals.log.Cleaner", "INFO", 146, "cleanerAppender"),
-    _lg(STATE_CHANGE_LOGGER, "INFO", 152, "stateChangeAppender"),
-    _lg("kafka.authorizer.logger", "INFO", 158, "authorizerAppender"),
-))
+_4_X = StockConfig(
+    "b967e968",
+    "config/log4j2.yaml",
+    "INFO, STDOUT, KafkaAppender",
+    93,
+    30,
+    _blocks(36, 9),
+    (
+        _lg("kafka", "INFO", 100),
+        _lg("org.apache.kafka", "INFO", 103),
+        _lg("kafka.request.logger", "WARN", 106, "requestAppender"),
+        _lg("kafka.network.RequestChannel$", "WARN", 124, "requestAppender"),
+        _lg("org.apache.kafka.controller", "INFO", 130, "controllerAppender"),
+        _lg("org.apache.kafka.storage.internals.log.LogCleaner", "INFO", 136, "cleanerAppender"),
+        _lg("org.apache.kafka.storage.internals.log.LogCleaner$CleanerThread", "INFO", 141, "cleanerAppender"),
+        _lg("org.apache.kafka.storage.internals.log.Cleaner", "INFO", 146, "cleanerAppender"),
+        _lg(STATE_CHANGE_LOGGER, "INFO", 152, "stateChangeAppender"),
+        _lg("kafka.authorizer.logger", "INFO", 158, "authorizerAppender"),
+    ),
+)
 
 STOCK: dict[str, StockConfig] = {"0.10": _0_10, "1.1": _1_1, "2.4": _2_4, "2.8": _2_8, "3.9": _3_9, "4.x": _4_X}
 
 
 def properties_settings(cfg: StockConfig) -> list[tuple[str, str, int]]:
     """``(key, value, stock line)`` of a log4j 1 file, in the stock file's order."""
-    out = [("log4j.rootLogger", cfg.root, cfg.root_line),
-           ("log4j.appender.stdout", "org.apache.log4j.ConsoleAppender", cfg.console_line),
-           ("log4j.appender.stdout.layout", "org.apache.log4j.PatternLayout", cfg.console_line + 1),
-           ("log4j.appender.stdout.layout.ConversionPattern", LAYOUT, cfg.console_line + 2)]
+    out = [
+        ("log4j.rootLogger", cfg.root, cfg.root_line),
+        ("log4j.appender.stdout", "org.apache.log4j.ConsoleAppender", cfg.console_line),
+        ("log4j.appender.stdout.layout", "org.apache.log4j.PatternLayout", cfg.console_line + 1),
+        ("log4j.appender.stdout.layout.ConversionPattern", LAYOUT, cfg.console_line + 2),
+    ]
     for (name, _, file), first in zip(_APPENDERS, cfg.appender_lines):
         key = f"log4j.appender.{name}"
-        out += [(key, "org.apache.log4j.DailyRollingFileAppender", first),
-                (f"{key}.DatePattern", HOURLY, first + 1),
-                (f"{key}.File", "${kafka.logs.dir}/" + file, first + 2),
-                (f"{key}.layout", "org.apache.log4j.PatternLayout", first + 3),
-                (f"{key}.layout.ConversionPattern", LAYOUT, first + 4)]
+        out += [
+            (key, "org.apache.log4j.DailyRollingFileAppender", first),
+            (f"{key}.DatePattern", HOURLY, first + 1),
+            (f"{key}.File", "${kafka.logs.dir}/" + file, first + 2),
+            (f"{key}.layout", "org.apache.log4j.PatternLayout", first + 3),
+            (f"{key}.layout.ConversionPattern", LAYOUT, first + 4),
+        ]
     for lg in cfg.loggers:
         value = lg.level if lg.appender is None else f"{lg.level}, {lg.appender}"
         out.append((f"log4j.logger.{lg.name}", value, lg.line))
@@ -176,8 +223,10 @@ def properties_settings(cfg: StockConfig) -> list[tuple[str, str, int]]:
 
 
 def render_properties(cfg: StockConfig) -> str:
-    head = [f"# Written by kafka-forensics lab: Kafka's stock {cfg.path} at {cfg.tag}, setting by setting",
-            f"# (state.change.logger at {cfg.level_of(STATE_CHANGE_LOGGER)}). Each line cites the stock line."]
+    head = [
+        f"# Written by kafka-forensics lab: Kafka's stock {cfg.path} at {cfg.tag}, setting by setting",
+        f"# (state.change.logger at {cfg.level_of(STATE_CHANGE_LOGGER)}). Each line cites the stock line.",
+    ]
     body = [f"# {cfg.cite(line)}\n{key}={value}" for key, value, line in properties_settings(cfg)]
     return "\n".join(head + body) + "\n"
 
@@ -189,35 +238,40 @@ def _yaml_str(text: str) -> str:
 def render_log4j2_yaml(cfg: StockConfig) -> str:
     """log4j2 YAML in the stock file's structure; ``# PATH@TAG:LINE`` after each setting."""
     c = cfg.cite
-    out = [f"# Written by kafka-forensics lab: Kafka's stock {cfg.path} at {cfg.tag}, setting by setting",
-           f"# (state.change.logger at {cfg.level_of(STATE_CHANGE_LOGGER)}).",
-           "Configuration:",
-           "  Properties:",
-           "    Property:",
-           f'      - name: "kafka.logs.dir"  # {c(22)}',
-           '        value: "."',
-           f'      - name: "logPattern"  # {c(24)}',
-           f"        value: {_yaml_str(LAYOUT)}",
-           "  Appenders:",
-           f"    Console:  # {c(cfg.console_line)}",
-           "      name: STDOUT",
-           "      PatternLayout:",
-           '        pattern: "${logPattern}"',
-           "    RollingFile:"]
+    out = [
+        f"# Written by kafka-forensics lab: Kafka's stock {cfg.path} at {cfg.tag}, setting by setting",
+        f"# (state.change.logger at {cfg.level_of(STATE_CHANGE_LOGGER)}).",
+        "Configuration:",
+        "  Properties:",
+        "    Property:",
+        f'      - name: "kafka.logs.dir"  # {c(22)}',
+        '        value: "."',
+        f'      - name: "logPattern"  # {c(24)}',
+        f"        value: {_yaml_str(LAYOUT)}",
+        "  Appenders:",
+        f"    Console:  # {c(cfg.console_line)}",
+        "      name: STDOUT",
+        "      PatternLayout:",
+        '        pattern: "${logPattern}"',
+        "    RollingFile:",
+    ]
     for (_, name, file), first in zip(_APPENDERS, cfg.appender_lines):
-        out += [f"      - name: {name}  # {c(first)}",
-                f'        fileName: "${{sys:kafka.logs.dir}}/{file}"  # {c(first + 1)}',
-                f'        filePattern: "${{sys:kafka.logs.dir}}/{file}.%d{{yyyy-MM-dd-HH}}"  # {c(first + 2)}',
-                "        PatternLayout:",
-                f'          pattern: "${{logPattern}}"  # {c(first + 4)}',
-                "        TimeBasedTriggeringPolicy:",
-                f"          modulate: true  # {c(first + 6)}",
-                f"          interval: 1  # {c(first + 7)}"]
+        out += [
+            f"      - name: {name}  # {c(first)}",
+            f'        fileName: "${{sys:kafka.logs.dir}}/{file}"  # {c(first + 1)}',
+            f'        filePattern: "${{sys:kafka.logs.dir}}/{file}.%d{{yyyy-MM-dd-HH}}"  # {c(first + 2)}',
+            "        PatternLayout:",
+            f'          pattern: "${{logPattern}}"  # {c(first + 4)}',
+            "        TimeBasedTriggeringPolicy:",
+            f"          modulate: true  # {c(first + 6)}",
+            f"          interval: 1  # {c(first + 7)}",
+        ]
     level, *refs = [s.strip() for s in cfg.root.split(",")]
-    out += ["  Loggers:",
-            f"    Root:  # {c(cfg.root_line)}",
-            f"      level: {level}",
-            "      AppenderRef:"] + [f"        - ref: {r}" for r in refs] + ["    Logger:"]
+    out += (
+        ["  Loggers:", f"    Root:  # {c(cfg.root_line)}", f"      level: {level}", "      AppenderRef:"]
+        + [f"        - ref: {r}" for r in refs]
+        + ["    Logger:"]
+    )
     for lg in cfg.loggers:
         out += [f"      - name: {_yaml_str(lg.name)}  # {c(lg.line)}", f"        level: {lg.level}"]
         if lg.additivity_line is not None:

@@ -26,10 +26,15 @@ import re
 from .run import Run, line_ms
 
 STALE_EPOCH_REFUSAL = r"old controller|controller epoch \d+ is old"
-_ELECTED = re.compile(r"(?:\[Controller id=(\d+)\].*(?:Epoch incremented to|incremented epoch to) (\d+))"
-                      r"|(?:Controller (\d+) incremented epoch to (\d+))")
-FAILED_PARTITION_CHANGE = re.compile(r"(?:failed to change state|initiated state change) for partition "
-                                     r"(?:\[([^,\]]+),(\d+)\]|(\S+)-(\d+)\b)", re.IGNORECASE)
+_ELECTED = re.compile(
+    r"(?:\[Controller id=(\d+)\].*(?:Epoch incremented to|incremented epoch to) (\d+))"
+    r"|(?:Controller (\d+) incremented epoch to (\d+))"
+)
+FAILED_PARTITION_CHANGE = re.compile(
+    r"(?:failed to change state|initiated state change) for partition "
+    r"(?:\[([^,\]]+),(\d+)\]|(\S+)-(\d+)\b)",
+    re.IGNORECASE,
+)
 
 
 def elections(run: Run, until_ms: int) -> list[tuple[int, int, int]]:
@@ -48,20 +53,26 @@ def elections(run: Run, until_ms: int) -> list[tuple[int, int, int]]:
 def acts_with_epoch(run: Run, controller: int, epoch: int, after_ms: int, until_ms: int) -> list[str]:
     """Refs of lines stating a request of ``controller`` with ``epoch`` logged after ``after_ms``."""
     pattern = rf"[Cc]ontroller(?: id=| ){controller}(?:,? | with )epoch[ =]{epoch}\b"
-    return [ref for ref in run.kafka_lines(pattern, files=("state-change.log", "controller.log"), until_ms=until_ms)
-            if (line_ms(_line(run, ref)) or 0) > after_ms]
+    return [
+        ref
+        for ref in run.kafka_lines(pattern, files=("state-change.log", "controller.log"), until_ms=until_ms)
+        if (line_ms(_line(run, ref)) or 0) > after_ms
+    ]
 
 
 def stale_refusals(run: Run, after_ms: int, until_ms: int) -> list[str]:
-    return [ref for ref in run.kafka_lines(STALE_EPOCH_REFUSAL, files=("state-change.log", "server.log"),
-                                           until_ms=until_ms)
-            if (line_ms(_line(run, ref)) or 0) >= after_ms]
+    return [
+        ref
+        for ref in run.kafka_lines(STALE_EPOCH_REFUSAL, files=("state-change.log", "server.log"), until_ms=until_ms)
+        if (line_ms(_line(run, ref)) or 0) >= after_ms
+    ]
 
 
 def failed_partition_changes(run: Run, until_ms: int) -> set[tuple[str, int]]:
     out = set()
-    for ref in run.kafka_lines(FAILED_PARTITION_CHANGE.pattern, files=("state-change.log", "controller.log"),
-                               until_ms=until_ms):
+    for ref in run.kafka_lines(
+        FAILED_PARTITION_CHANGE.pattern, files=("state-change.log", "controller.log"), until_ms=until_ms
+    ):
         m = FAILED_PARTITION_CHANGE.search(_line(run, ref))
         if m:
             out.add((m.group(1), int(m.group(2))) if m.group(1) else (m.group(3), int(m.group(4))))
@@ -92,13 +103,19 @@ def deposed_controllers(run: Run, until_ms: int) -> tuple[list[tuple[str, str]],
             continue
         acts = acts_with_epoch(run, controller, epoch, newer[0][0], until_ms)
         if acts:
-            musts.append(("concurrent_controllers", f"controller {controller} logged requests with epoch {epoch} "
-                          f"after epoch {newer[0][2]} began ({len(acts)} lines)"))
+            musts.append(
+                (
+                    "concurrent_controllers",
+                    f"controller {controller} logged requests with epoch {epoch} "
+                    f"after epoch {newer[0][2]} began ({len(acts)} lines)",
+                )
+            )
             evidence += acts[:3]
     first_new = min((e[0] for e in elected if any(f[2] < e[2] for f in elected)), default=None)
     refusals = stale_refusals(run, first_new, until_ms) if first_new is not None else []
     if refusals:
-        musts.append(("stale_epoch_rejected", f"brokers logged {len(refusals)} refusals of requests from a deposed "
-                      "controller"))
+        musts.append(
+            ("stale_epoch_rejected", f"brokers logged {len(refusals)} refusals of requests from a deposed controller")
+        )
         evidence = refusals[:5] + evidence
     return musts, evidence

@@ -14,8 +14,9 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from kafka_forensics.core.errors import LabError
+
 from .cluster import Cluster
-from .errors import LabError
 from .jars import resolve_jars
 from .releases import resolve
 from .tools import Tools

@@ -9,6 +9,7 @@ on SIGTERM/SIGINT/SIGHUP. Only the groups this process started are ever signalle
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import subprocess
@@ -38,10 +39,8 @@ class Child:
         return self.popen.poll() is None
 
     def signal_group(self, sig: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
     def pause(self) -> None:
         self.signal_group(signal.SIGSTOP)
@@ -78,14 +77,22 @@ def _forget(child: Child) -> None:
         _LIVE.pop(child.pid, None)
 
 
-def spawn(name: str, args: Sequence[str], output: Path, cwd: Optional[Path] = None,
-          env: Optional[dict] = None) -> Child:
+def spawn(
+    name: str, args: Sequence[str], output: Path, cwd: Optional[Path] = None, env: Optional[dict] = None
+) -> Child:
     """Start ``args`` in a new process group, stdout and stderr to ``output``."""
     _install()
     output.parent.mkdir(parents=True, exist_ok=True)
     with open(output, "ab") as out:
-        popen = subprocess.Popen(list(args), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                 cwd=cwd, env=env, start_new_session=True)
+        popen = subprocess.Popen(
+            list(args),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+        )
     child = Child(name, popen, output)
     with _LOCK:
         _LIVE[popen.pid] = child
@@ -102,10 +109,8 @@ def stop_all() -> None:
         child.signal_group(signal.SIGKILL)
     deadline = time.monotonic() + 10
     for child in children:
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             child.popen.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            pass
 
 
 def live() -> list[Child]:

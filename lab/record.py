@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from kafka_forensics.core.errors import LabError
+
 from . import oracle
 from .cluster import Cluster
 from .curate import curate_broker, cut_metadata_dump, write_text
 from .describe import partitions
-from .errors import LabError
 from .jars import resolve_jars
 from .releases import KRAFT, ZOOKEEPER, Target, java_binary, resolve
 from .run import Run, iso_ms
@@ -52,8 +53,16 @@ def java_version() -> str:
     return (done.stderr or done.stdout).splitlines()[0].strip() if (done.stderr or done.stdout) else "unknown"
 
 
-def record(scenario_name: str, kafka: str, mode: Optional[str], out: Path, trace: bool = False,
-           keep_work: bool = False, consume: bool = True, command: str = "") -> Recorded:
+def record(
+    scenario_name: str,
+    kafka: str,
+    mode: Optional[str],
+    out: Path,
+    trace: bool = False,
+    keep_work: bool = False,
+    consume: bool = True,
+    command: str = "",
+) -> Recorded:
     scenario = SCENARIOS.get(scenario_name)
     if scenario is None:
         raise LabError(f"unknown scenario {scenario_name!r}; known: {', '.join(SCENARIOS)}")
@@ -69,8 +78,14 @@ def record(scenario_name: str, kafka: str, mode: Optional[str], out: Path, trace
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    cluster = Cluster(target, jars, work, overrides=scenario.settings(target.mode), trace=trace,
-                      broker_only=scenario.broker_only if target.mode == KRAFT else 0)
+    cluster = Cluster(
+        target,
+        jars,
+        work,
+        overrides=scenario.settings(target.mode),
+        trace=trace,
+        broker_only=scenario.broker_only if target.mode == KRAFT else 0,
+    )
     from .tools import Tools
 
     run: Optional[Run] = None
@@ -125,8 +140,17 @@ def _metadata_dump(run: Run, end_ms: int) -> Optional[tuple[str, str]]:
     return segments[-1].name + ".dump", cut_metadata_dump("".join(texts), end_ms)
 
 
-def _write(run: Run, scenario: Scenario, outcome: Outcome, target: Target, trace: bool, end_ms: int,
-           dump: Optional[tuple[str, str]], traffic: dict, command: str) -> dict:
+def _write(
+    run: Run,
+    scenario: Scenario,
+    outcome: Outcome,
+    target: Target,
+    trace: bool,
+    end_ms: int,
+    dump: Optional[tuple[str, str]],
+    traffic: dict,
+    command: str,
+) -> dict:
     kafka_says(run, outcome, end_ms)
     files: list[str] = []
     renamed: dict[str, str] = {}
@@ -151,20 +175,31 @@ def _write(run: Run, scenario: Scenario, outcome: Outcome, target: Target, trace
         "kafka_version": target.version,
         "mode": target.mode,
         "trace": trace,
-        "recorded": {"date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"), "command": command,
-                     "java": java_version(), "host": f"{platform.system()} {platform.machine()}",
-                     "traffic": traffic},
+        "recorded": {
+            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"),
+            "command": command,
+            "java": java_version(),
+            "host": f"{platform.system()} {platform.machine()}",
+            "traffic": traffic,
+        },
         "configs": run.cluster.configs,
         "actions": run.actions,
         "describe": run.snapshots,
-        "window": {"start_ms": run.actions[0]["at_ms"] if run.actions else end_ms, "end_ms": end_ms,
-                   "end": iso_ms(end_ms), "note": "logs kept from the cluster's start; cut after end_ms"},
+        "window": {
+            "start_ms": run.actions[0]["at_ms"] if run.actions else end_ms,
+            "end_ms": end_ms,
+            "end": iso_ms(end_ms),
+            "note": "logs kept from the cluster's start; cut after end_ms",
+        },
         "files": sorted(files),
         "must": outcome.must,
         "may": outcome.may,
-        "must_not": complete_must_not(outcome.must, outcome.may, all_partitions,
-                                      f"nothing in the action log or the describe snapshots of {scenario.name} "
-                                      "causes it"),
+        "must_not": complete_must_not(
+            outcome.must,
+            outcome.may,
+            all_partitions,
+            f"nothing in the action log or the describe snapshots of {scenario.name} causes it",
+        ),
         "evidence_contains": evidence,
     }
     problems = validate(truth)
@@ -187,35 +222,49 @@ def kafka_says(run: Run, outcome: Outcome, end_ms: int) -> None:
         outcome.evidence += [r for r in evidence if r not in outcome.evidence]
     for topic, partition in sorted(oracle.failed_partition_changes(run, end_ms)):
         if ("illegal_transition", topic, partition) not in named:
-            outcome.may.append(expect("illegal_transition", topic, partition, "Kafka logged a failed state change "
-                                      "of this partition (no replica it could elect)"))
+            outcome.may.append(
+                expect(
+                    "illegal_transition",
+                    topic,
+                    partition,
+                    "Kafka logged a failed state change of this partition (no replica it could elect)",
+                )
+            )
 
 
 def readme(truth: dict) -> str:
     """The incident's README: what was done, with the clock, and how to record it again."""
-    rows = "\n".join(f"| {a['seq']} | {a['at']} | {a['action']} | {a['broker'] if a['broker'] is not None else ''} | "
-                     f"{a['detail']} |" for a in truth["actions"])
-    snaps = "\n".join(f"- `{d['file']}` ({iso_ms(d['at_ms'])}, after action {d['after_action']})"
-                      for d in truth["describe"])
-    must = "\n".join(f"- `{e['rule']}` {e['topic'] or 'any topic'}"
-                     f"{'' if e['partition'] is None else '-' + str(e['partition'])}: {e['why']}"
-                     for e in truth["must"]) or "- nothing: no rule's finding is caused by what was done"
+    rows = "\n".join(
+        f"| {a['seq']} | {a['at']} | {a['action']} | {a['broker'] if a['broker'] is not None else ''} | {a['detail']} |"
+        for a in truth["actions"]
+    )
+    snaps = "\n".join(
+        f"- `{d['file']}` ({iso_ms(d['at_ms'])}, after action {d['after_action']})" for d in truth["describe"]
+    )
+    must = (
+        "\n".join(
+            f"- `{e['rule']}` {e['topic'] or 'any topic'}"
+            f"{'' if e['partition'] is None else '-' + str(e['partition'])}: {e['why']}"
+            for e in truth["must"]
+        )
+        or "- nothing: no rule's finding is caused by what was done"
+    )
     may = "\n".join(f"- `{e['rule']}`: {e['why']}" for e in truth["may"]) or "- nothing"
     rec = truth["recorded"]
     cfg = truth["configs"]
     gzipped = "the logs and the metadata dump are" if truth["mode"] == "kraft" else "the logs are"
-    return f"""# {truth['scenario']} on Kafka {truth['kafka_version']} ({truth['mode']}) - recorded from a real cluster
+    return f"""# {truth["scenario"]} on Kafka {truth["kafka_version"]} ({truth["mode"]}) - recorded from a real cluster
 
-{truth['description']}
+{truth["description"]}
 
-Recorded on {rec['date']} by `kafka-forensics lab` with real Kafka {truth['kafka_version']} jars from Maven
-Central ({cfg['topology']}, loopback), {rec['java']}, state.change.logger at {cfg['state_change_logger']}
-({cfg['log4j']}). Command:
+Recorded on {rec["date"]} by `kafka-forensics lab` with real Kafka {truth["kafka_version"]} jars from Maven
+Central ({cfg["topology"]}, loopback), {rec["java"]}, state.change.logger at {cfg["state_change_logger"]}
+({cfg["log4j"]}). Command:
 
-    {rec['command']}
+    {rec["command"]}
 
 Settings beyond Kafka's defaults are in `truth.json` (`configs`). Logs are cut at the `end` snapshot
-({truth['window']['end']}); {gzipped} gzipped (`zcat`, or the tool reads them as they are).
+({truth["window"]["end"]}); {gzipped} gzipped (`zcat`, or the tool reads them as they are).
 
 ## What was done (UTC)
 
@@ -235,7 +284,7 @@ Must find:
 May find:
 {may}
 
-Must not find (warning or worse): every other rule ({len(truth['must_not'])} entries).
+Must not find (warning or worse): every other rule ({len(truth["must_not"])} entries).
 """
 
 
@@ -249,6 +298,13 @@ def _count_lines(path: Path) -> int:
 
 
 def record_json(rec: Recorded) -> str:
-    return json.dumps({"folder": str(rec.folder), "seconds": round(rec.seconds, 1),
-                       "jar_seconds": round(rec.jar_seconds, 1), "lines": rec.lines,
-                       "must": rec.truth["must"]}, indent=1)
+    return json.dumps(
+        {
+            "folder": str(rec.folder),
+            "seconds": round(rec.seconds, 1),
+            "jar_seconds": round(rec.jar_seconds, 1),
+            "lines": rec.lines,
+            "must": rec.truth["must"],
+        },
+        indent=1,
+    )

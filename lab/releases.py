@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from kafka_forensics.parsers.errors import UsageError
+from kafka_forensics.core.errors import UsageError
 
 from .log4j import STOCK, StockConfig
 
@@ -44,16 +44,35 @@ class Release:
         return f"kafka-{self.line}"
 
 
-RELEASES: dict[str, Release] = {r.line: r for r in (
-    Release("0.10", "0.10.2.2", "2.12", (ZOOKEEPER,), STOCK["0.10"], topics_via_zookeeper=True,
-            has_leader_election_tool=False, reassign_via_zookeeper=True),
-    Release("1.1", "1.1.1", "2.12", (ZOOKEEPER,), STOCK["1.1"], topics_via_zookeeper=True,
-            has_leader_election_tool=False, reassign_via_zookeeper=True),
-    Release("2.4", "2.4.1", "2.12", (ZOOKEEPER,), STOCK["2.4"], reassign_via_zookeeper=True),
-    Release("2.8", "2.8.2", "2.13", (ZOOKEEPER,), STOCK["2.8"]),
-    Release("3.9", "3.9.1", "2.13", (ZOOKEEPER, KRAFT), STOCK["3.9"]),
-    Release("4.1", "4.1.1", "2.13", (KRAFT,), STOCK["4.x"]),
-)}
+RELEASES: dict[str, Release] = {
+    r.line: r
+    for r in (
+        Release(
+            "0.10",
+            "0.10.2.2",
+            "2.12",
+            (ZOOKEEPER,),
+            STOCK["0.10"],
+            topics_via_zookeeper=True,
+            has_leader_election_tool=False,
+            reassign_via_zookeeper=True,
+        ),
+        Release(
+            "1.1",
+            "1.1.1",
+            "2.12",
+            (ZOOKEEPER,),
+            STOCK["1.1"],
+            topics_via_zookeeper=True,
+            has_leader_election_tool=False,
+            reassign_via_zookeeper=True,
+        ),
+        Release("2.4", "2.4.1", "2.12", (ZOOKEEPER,), STOCK["2.4"], reassign_via_zookeeper=True),
+        Release("2.8", "2.8.2", "2.13", (ZOOKEEPER,), STOCK["2.8"]),
+        Release("3.9", "3.9.1", "2.13", (ZOOKEEPER, KRAFT), STOCK["3.9"]),
+        Release("4.1", "4.1.1", "2.13", (KRAFT,), STOCK["4.x"]),
+    )
+}
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+)(?:\.(\d+))?)?$")
 

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
+from kafka_forensics.core.errors import LabError
+
 from .cluster import Cluster, now_ms
 from .describe import parse_describe, partitions
-from .errors import LabError
 from .tools import Tools
 
 
@@ -37,8 +38,14 @@ class Run:
     # ---- the action log -------------------------------------------------------------------------
     def act(self, action: str, broker: Optional[int] = None, detail: str = "") -> dict:
         at = now_ms()
-        entry = {"seq": len(self.actions) + 1, "at_ms": at, "at": iso_ms(at), "action": action, "broker": broker,
-                 "detail": detail}
+        entry = {
+            "seq": len(self.actions) + 1,
+            "at_ms": at,
+            "at": iso_ms(at),
+            "action": action,
+            "broker": broker,
+            "detail": detail,
+        }
         self.actions.append(entry)
         return entry
 
@@ -52,13 +59,19 @@ class Run:
         folder.mkdir(parents=True, exist_ok=True)
         name = f"describe/{len(self.snapshots):02d}-{label}.txt"
         (self.out / name).write_text(text)
-        snap = {"label": label, "file": name, "at_ms": at,
-                "after_action": self.actions[-1]["seq"] if self.actions else None, "topics": parsed["topics"]}
+        snap = {
+            "label": label,
+            "file": name,
+            "at_ms": at,
+            "after_action": self.actions[-1]["seq"] if self.actions else None,
+            "topics": parsed["topics"],
+        }
         self.snapshots.append(snap)
         return snap
 
-    def settle(self, label: str, check: Callable[[dict], bool], what: str, timeout: float = 120,
-               stable_for: float = 0.0) -> dict:
+    def settle(
+        self, label: str, check: Callable[[dict], bool], what: str, timeout: float = 120, stable_for: float = 0.0
+    ) -> dict:
         """Poll describe until ``check(parsed)``; keep the first describe that satisfies it - or, with
         ``stable_for``, the first one that still says the same ``stable_for`` seconds later (the end
         snapshot: brokers log a change a moment after the controller made it, and the logs are cut there)."""
@@ -88,8 +101,12 @@ class Run:
         return self.snapshots[-1]
 
     # ---- what the logs say (Kafka's own statements, for the truth) ---------------------------------
-    def kafka_lines(self, pattern: str, files: Iterable[str] = ("state-change.log", "server.log", "controller.log"),
-                    until_ms: Optional[int] = None) -> list[str]:
+    def kafka_lines(
+        self,
+        pattern: str,
+        files: Iterable[str] = ("state-change.log", "server.log", "controller.log"),
+        until_ms: Optional[int] = None,
+    ) -> list[str]:
         """``broker-N/file:line`` of every line matching ``pattern`` (regex) that Kafka logged."""
         rx = re.compile(pattern)
         refs = []
@@ -139,6 +156,7 @@ def fully_in_sync(topics: Optional[Iterable[str]] = None) -> Callable[[dict], bo
             if p["leader"] is None or set(p["isr"]) != set(p["replicas"]):
                 return False
         return seen or wanted is None
+
     return check
 
 
@@ -156,6 +174,7 @@ def without(broker: int, topics: Optional[Iterable[str]] = None) -> Callable[[di
             if broker in p["isr"] and len(p["isr"]) > 1:
                 return False
         return True
+
     return check
 
 

@@ -14,7 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .errors import LabError
+from kafka_forensics.core.errors import LabError
+
 from .releases import KRAFT, ZOOKEEPER
 from .run import Run, all_of, fully_in_sync, state, without
 from .truth import expect
@@ -58,8 +59,9 @@ def setup(run: Run, fragile: Optional[list[int]] = None, fragile_configs: Option
         run.act("kafka-topics --create", None, f"{FRAGILE}: replicas {fragile}, configs {configs or 'default'}")
         run.tools.create_topic(FRAGILE, assignment=[fragile], configs=configs)
         topics.append(FRAGILE)
-    run.act("kafka-producer-perf-test", None,
-            f"{EVENTS}: 20 records/s of 100 bytes, acks=1, round-robin, in the background")
+    run.act(
+        "kafka-producer-perf-test", None, f"{EVENTS}: 20 records/s of 100 bytes, acks=1, round-robin, in the background"
+    )
     run.background.append(run.tools.producer(EVENTS, 20 * 3600, 20, run.out / "clients" / "producer-events.out"))
     run.settle("before", fully_in_sync(topics), "every partition in sync before the fault")
 
@@ -79,8 +81,9 @@ def other_brokers(run: Run, *exclude: int) -> list[int]:
 
 def bounded_produce(run: Run, topic: str, records: int, acks: str, why: str) -> None:
     run.act("kafka-producer-perf-test", None, f"{topic}: {records} records, acks={acks}, {why}")
-    child = run.tools.producer(topic, records, 500, run.out / "clients" / f"producer-{topic}-{len(run.actions)}.out",
-                               acks=acks)
+    child = run.tools.producer(
+        topic, records, 500, run.out / "clients" / f"producer-{topic}-{len(run.actions)}.out", acks=acks
+    )
     try:
         child.popen.wait(120)
     except Exception as err:
@@ -114,8 +117,10 @@ def controller_kill(run: Run) -> Outcome:
     run.settle("after-kill", without(c), f"no leadership or ISR membership left on broker {c}")
     start(run, c)
     finish(run)
-    return Outcome(f"kill -9 of the active controller (broker {c}); broker {new} took over; broker {c} restarted. "
-                   "A clean failover: every partition kept an in-sync leader.")
+    return Outcome(
+        f"kill -9 of the active controller (broker {c}); broker {new} took over; broker {c} restarted. "
+        "A clean failover: every partition kept an in-sync leader."
+    )
 
 
 def zombie_controller(run: Run) -> Outcome:
@@ -130,8 +135,10 @@ def zombie_controller(run: Run) -> Outcome:
     run.cluster.resume(c)
     run.cluster.wait_registered(c)
     finish(run)
-    return Outcome(f"SIGSTOP of the active controller (broker {c}) past the ZooKeeper session timeout; broker "
-                   f"{new} became controller; SIGCONT resumed broker {c}, a deposed controller until it resigned.")
+    return Outcome(
+        f"SIGSTOP of the active controller (broker {c}) past the ZooKeeper session timeout; broker "
+        f"{new} became controller; SIGCONT resumed broker {c}, a deposed controller until it resigned."
+    )
 
 
 def follower_pause(run: Run) -> Outcome:
@@ -145,19 +152,21 @@ def follower_pause(run: Run) -> Outcome:
     def shrunk(parsed: dict) -> bool:
         followed = [p for p in range(3) if state(parsed, EVENTS, p)["leader"] != f]
         return all(f not in state(parsed, EVENTS, p)["isr"] for p in followed)
+
     paused_at = time.monotonic()
     run.act("SIGSTOP", f, f"a follower, paused past replica.lag.time.max.ms={lag} (not past the session timeout)")
     run.cluster.pause(f)
-    run.settle("after-pause", shrunk, f"broker {f} out of the ISR of the partitions it follows",
-               timeout=session / 2)
+    run.settle("after-pause", shrunk, f"broker {f} out of the ISR of the partitions it follows", timeout=session / 2)
     paused_for = time.monotonic() - paused_at
     if paused_for >= session - 3:  # the broker would be declared dead: not the incident this scenario is
         raise LabError(f"broker {f} stayed paused {paused_for:.0f} s, too close to the {session:.0f} s session timeout")
     run.act("SIGCONT", f, f"the follower resumes after {paused_for:.1f} s")
     run.cluster.resume(f)
     finish(run)
-    return Outcome(f"SIGSTOP of follower broker {f} for {paused_for:.0f} s (longer than replica.lag.time.max.ms, "
-                   "shorter than the session timeout): the leaders shrank their ISR and expanded it when it caught up.")
+    return Outcome(
+        f"SIGSTOP of follower broker {f} for {paused_for:.0f} s (longer than replica.lag.time.max.ms, "
+        "shorter than the session timeout): the leaders shrank their ISR and expanded it when it caught up."
+    )
 
 
 def _unclean_brokers(run: Run) -> tuple[int, int]:
@@ -178,23 +187,37 @@ def unclean_election(run: Run) -> Outcome:
     leader, follower = _unclean_brokers(run)
     setup(run, fragile=[leader, follower], fragile_configs={"unclean.leader.election.enable": "true"})
     kill(run, follower, f"follower of {FRAGILE}-0")
-    run.settle("after-follower-kill", lambda p: state(p, FRAGILE, 0)["isr"] == [leader],
-               f"ISR of {FRAGILE}-0 down to [{leader}]")
+    run.settle(
+        "after-follower-kill",
+        lambda p: state(p, FRAGILE, 0)["isr"] == [leader],
+        f"ISR of {FRAGILE}-0 down to [{leader}]",
+    )
     bounded_produce(run, FRAGILE, 2000, "1", f"while the ISR of {FRAGILE}-0 is [{leader}]")
     kill(run, leader, f"leader of {FRAGILE}-0, its last ISR member")
     run.settle("after-leader-kill", lambda p: state(p, FRAGILE, 0)["leader"] is None, f"{FRAGILE}-0 offline")
     isr_before = last_state(run, FRAGILE, 0)["isr"]
     start(run, follower)
-    run.settle("after-unclean-election", lambda p: state(p, FRAGILE, 0)["leader"] == follower,
-               f"broker {follower} elected leader of {FRAGILE}-0")
+    run.settle(
+        "after-unclean-election",
+        lambda p: state(p, FRAGILE, 0)["leader"] == follower,
+        f"broker {follower} elected leader of {FRAGILE}-0",
+    )
     start(run, leader)
     finish(run)
-    return Outcome(f"{FRAGILE}-0 (replicas [{leader}, {follower}], unclean.leader.election.enable=true): follower "
-                   f"{follower} killed, 2000 records written with acks=1 to leader {leader} alone, leader killed, "
-                   f"follower restarted: Kafka elected it from outside the ISR {isr_before} (unclean), losing those "
-                   "records.",
-                   must=[expect("unclean_election", FRAGILE, 0, f"describe: leader {follower} after the ISR was "
-                                f"{isr_before} (snapshot after-leader-kill)")])
+    return Outcome(
+        f"{FRAGILE}-0 (replicas [{leader}, {follower}], unclean.leader.election.enable=true): follower "
+        f"{follower} killed, 2000 records written with acks=1 to leader {leader} alone, leader killed, "
+        f"follower restarted: Kafka elected it from outside the ISR {isr_before} (unclean), losing those "
+        "records.",
+        must=[
+            expect(
+                "unclean_election",
+                FRAGILE,
+                0,
+                f"describe: leader {follower} after the ISR was {isr_before} (snapshot after-leader-kill)",
+            )
+        ],
+    )
 
 
 def unclean_election_tool(run: Run) -> Outcome:
@@ -204,20 +227,29 @@ def unclean_election_tool(run: Run) -> Outcome:
     leader, follower = _unclean_brokers(run)
     setup(run, fragile=[leader, follower])
     kill(run, follower, f"follower of {FRAGILE}-0")
-    run.settle("after-follower-kill", lambda p: state(p, FRAGILE, 0)["isr"] == [leader],
-               f"ISR of {FRAGILE}-0 down to [{leader}]")
+    run.settle(
+        "after-follower-kill",
+        lambda p: state(p, FRAGILE, 0)["isr"] == [leader],
+        f"ISR of {FRAGILE}-0 down to [{leader}]",
+    )
     bounded_produce(run, FRAGILE, 2000, "1", f"while the ISR of {FRAGILE}-0 is [{leader}]")
     kill(run, leader, f"leader of {FRAGILE}-0, its last ISR member")
     run.settle("after-leader-kill", lambda p: state(p, FRAGILE, 0)["leader"] is None, f"{FRAGILE}-0 offline")
     isr_before = last_state(run, FRAGILE, 0)["isr"]
     start(run, follower)
     time.sleep(5)  # let the controller see the broker and try (and fail) a clean election
-    run.settle("after-restart", lambda p: state(p, FRAGILE, 0)["leader"] is None,
-               f"{FRAGILE}-0 still offline with broker {follower} alive")
+    run.settle(
+        "after-restart",
+        lambda p: state(p, FRAGILE, 0)["leader"] is None,
+        f"{FRAGILE}-0 still offline with broker {follower} alive",
+    )
     run.act("kafka-leader-election", None, f"--election-type UNCLEAN --topic {FRAGILE} --partition 0")
     run.tools.elect("UNCLEAN", FRAGILE, 0)
-    run.settle("after-unclean-election", lambda p: state(p, FRAGILE, 0)["leader"] == follower,
-               f"broker {follower} elected leader of {FRAGILE}-0")
+    run.settle(
+        "after-unclean-election",
+        lambda p: state(p, FRAGILE, 0)["leader"] == follower,
+        f"broker {follower} elected leader of {FRAGILE}-0",
+    )
     start(run, leader)
     finish(run)
     return Outcome(
@@ -225,9 +257,16 @@ def unclean_election_tool(run: Run) -> Outcome:
         f"to the leader alone, leader killed, follower restarted: the partition stayed offline with a live replica "
         f"until kafka-leader-election --election-type UNCLEAN elected broker {follower} from outside the ISR "
         f"{isr_before}.",
-        must=[expect("offline_with_live_replicas", FRAGILE, 0, f"describe after-restart: no leader while replica "
-                     f"{follower} was running"),
-              expect("unclean_election", FRAGILE, 0, f"describe: leader {follower} after the ISR was {isr_before}")])
+        must=[
+            expect(
+                "offline_with_live_replicas",
+                FRAGILE,
+                0,
+                f"describe after-restart: no leader while replica {follower} was running",
+            ),
+            expect("unclean_election", FRAGILE, 0, f"describe: leader {follower} after the ISR was {isr_before}"),
+        ],
+    )
 
 
 def controlled_shutdown(run: Run) -> Outcome:
@@ -241,8 +280,9 @@ def controlled_shutdown(run: Run) -> Outcome:
     run.settle("after-shutdown", without(b), f"no leadership or ISR membership left on broker {b}")
     start(run, b)
     finish(run)
-    return Outcome(f"controlled shutdown (SIGTERM) of broker {b} and its restart: a clean operation, "
-                   "nothing to report above info.")
+    return Outcome(
+        f"controlled shutdown (SIGTERM) of broker {b} and its restart: a clean operation, nothing to report above info."
+    )
 
 
 def preferred_election(run: Run) -> Outcome:
@@ -257,10 +297,16 @@ def preferred_election(run: Run) -> Outcome:
     run.settle("after-restart", fully_in_sync(), "every partition in sync again")
     run.act("kafka-leader-election", None, f"--election-type PREFERRED --topic {EVENTS} --partition {p}")
     run.tools.elect("PREFERRED", EVENTS, p)
-    run.settle("end", all_of(fully_in_sync(), lambda q: state(q, EVENTS, p)["leader"] == b),
-               f"broker {b} leads {EVENTS}-{p} again", stable_for=END_STABLE_FOR)
-    return Outcome(f"broker {b} (preferred leader of {EVENTS}-{p}) shut down and restarted, then "
-                   f"kafka-leader-election --election-type PREFERRED gave it back its leadership: a clean operation.")
+    run.settle(
+        "end",
+        all_of(fully_in_sync(), lambda q: state(q, EVENTS, p)["leader"] == b),
+        f"broker {b} leads {EVENTS}-{p} again",
+        stable_for=END_STABLE_FOR,
+    )
+    return Outcome(
+        f"broker {b} (preferred leader of {EVENTS}-{p}) shut down and restarted, then "
+        f"kafka-leader-election --election-type PREFERRED gave it back its leadership: a clean operation."
+    )
 
 
 def reassignment(run: Run) -> Outcome:
@@ -270,19 +316,22 @@ def reassignment(run: Run) -> Outcome:
         if int(k) < 2:  # rotate the replica list of two partitions: the leader moves in one of them
             rotated = r["replicas"][1:] + r["replicas"][:1]
             moves[(EVENTS, int(k))] = rotated if int(k) == 0 else list(reversed(r["replicas"]))
-    run.act("kafka-reassign-partitions --execute", None,
-            "; ".join(f"{t}-{p} -> {r}" for (t, p), r in sorted(moves.items())))
+    run.act(
+        "kafka-reassign-partitions --execute", None, "; ".join(f"{t}-{p} -> {r}" for (t, p), r in sorted(moves.items()))
+    )
     run.tools.reassign(moves)
     run.act("kafka-leader-election", None, f"--election-type PREFERRED --topic {EVENTS} --partition 0")
     run.tools.elect("PREFERRED", EVENTS, 0, check=False)
 
     def done(parsed: dict) -> bool:
         return fully_in_sync()(parsed) and all(state(parsed, t, p)["replicas"] == r for (t, p), r in moves.items())
+
     run.settle("end", done, "the new replica lists in place and in sync", stable_for=END_STABLE_FOR)
-    return Outcome("kafka-reassign-partitions reordered the replicas of two partitions (the preferred leader changes), "
-                   "then a preferred election moved one leader: a clean operation.",
-                   may=[expect("isr_not_subset_of_replicas", None, None,
-                               "transient during a reassignment (KAFKA-9672)")])
+    return Outcome(
+        "kafka-reassign-partitions reordered the replicas of two partitions (the preferred leader changes), "
+        "then a preferred election moved one leader: a clean operation.",
+        may=[expect("isr_not_subset_of_replicas", None, None, "transient during a reassignment (KAFKA-9672)")],
+    )
 
 
 def topic_deletion(run: Run) -> Outcome:
@@ -299,10 +348,16 @@ def topic_deletion(run: Run) -> Outcome:
     time.sleep(5)
     run.settle("after-delete", lambda p: True, "the describe after the delete request")
     start(run, b)
-    run.settle("end", all_of(fully_in_sync(), lambda p: "doomed" not in p["topics"]),
-               "doomed gone and every partition in sync", stable_for=END_STABLE_FOR)
-    return Outcome(f"topic doomed deleted while broker {b} (one of its replicas) was down; the deletion completed "
-                   f"once broker {b} came back: a clean operation.")
+    run.settle(
+        "end",
+        all_of(fully_in_sync(), lambda p: "doomed" not in p["topics"]),
+        "doomed gone and every partition in sync",
+        stable_for=END_STABLE_FOR,
+    )
+    return Outcome(
+        f"topic doomed deleted while broker {b} (one of its replicas) was down; the deletion completed "
+        f"once broker {b} came back: a clean operation."
+    )
 
 
 def broker_fencing(run: Run) -> Outcome:
@@ -316,34 +371,81 @@ def broker_fencing(run: Run) -> Outcome:
     run.act("SIGCONT", b, "the broker resumes, heartbeats and is unfenced")
     run.cluster.resume(b)
     finish(run)
-    return Outcome(f"SIGSTOP of broker {b} past the broker session timeout: the active controller (node {c}) fenced "
-                   "it and moved its leaderships; SIGCONT: it was unfenced and caught up. A clean recovery.")
+    return Outcome(
+        f"SIGSTOP of broker {b} past the broker session timeout: the active controller (node {c}) fenced "
+        "it and moved its leaderships; SIGCONT: it was unfenced and caught up. A clean recovery."
+    )
 
 
 LAG = {"replica.lag.time.max.ms": "4000"}
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
-    Scenario("controller-kill", "kill -9 of the active controller, then its restart", (ZOOKEEPER, KRAFT),
-             controller_kill),
-    Scenario("zombie-controller", "SIGSTOP of the controller past the ZooKeeper session timeout, then SIGCONT",
-             (ZOOKEEPER,), zombie_controller),
-    Scenario("follower-pause", "SIGSTOP of a follower past replica.lag.time.max.ms: ISR shrink and expand",
-             (ZOOKEEPER, KRAFT), follower_pause, overrides=LAG,
-             mode_overrides={ZOOKEEPER: {"zookeeper.session.timeout.ms": "40000"},
-                             KRAFT: {"broker.session.timeout.ms": "40000"}}),
-    Scenario("unclean-election", "follower then leader killed, follower back alone: unclean election (enabled)",
-             (ZOOKEEPER, KRAFT), unclean_election, broker_only=1,
-             mode_overrides={KRAFT: {"unclean.leader.election.interval.ms": "2000"}}),
-    Scenario("unclean-election-tool", "as unclean-election with it disabled: offline until kafka-leader-election "
-             "--election-type UNCLEAN", (ZOOKEEPER, KRAFT), unclean_election_tool, broker_only=1,
-             needs_election_tool=True),
-    Scenario("controlled-shutdown", "controlled shutdown (SIGTERM) of a broker and its restart (clean)",
-             (ZOOKEEPER, KRAFT), controlled_shutdown),
-    Scenario("preferred-election", "a broker restarted, then kafka-leader-election --election-type PREFERRED",
-             (ZOOKEEPER, KRAFT), preferred_election),
-    Scenario("reassignment", "kafka-reassign-partitions on two partitions, then a preferred election",
-             (ZOOKEEPER, KRAFT), reassignment),
-    Scenario("topic-deletion", "a topic deleted while one of its replicas' brokers is down, then the broker back",
-             (ZOOKEEPER, KRAFT), topic_deletion),
-    Scenario("broker-fencing", "KRaft: SIGSTOP of a broker past broker.session.timeout.ms (fenced), then SIGCONT",
-             (KRAFT,), broker_fencing),
-)}
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "controller-kill", "kill -9 of the active controller, then its restart", (ZOOKEEPER, KRAFT), controller_kill
+        ),
+        Scenario(
+            "zombie-controller",
+            "SIGSTOP of the controller past the ZooKeeper session timeout, then SIGCONT",
+            (ZOOKEEPER,),
+            zombie_controller,
+        ),
+        Scenario(
+            "follower-pause",
+            "SIGSTOP of a follower past replica.lag.time.max.ms: ISR shrink and expand",
+            (ZOOKEEPER, KRAFT),
+            follower_pause,
+            overrides=LAG,
+            mode_overrides={
+                ZOOKEEPER: {"zookeeper.session.timeout.ms": "40000"},
+                KRAFT: {"broker.session.timeout.ms": "40000"},
+            },
+        ),
+        Scenario(
+            "unclean-election",
+            "follower then leader killed, follower back alone: unclean election (enabled)",
+            (ZOOKEEPER, KRAFT),
+            unclean_election,
+            broker_only=1,
+            mode_overrides={KRAFT: {"unclean.leader.election.interval.ms": "2000"}},
+        ),
+        Scenario(
+            "unclean-election-tool",
+            "as unclean-election with it disabled: offline until kafka-leader-election --election-type UNCLEAN",
+            (ZOOKEEPER, KRAFT),
+            unclean_election_tool,
+            broker_only=1,
+            needs_election_tool=True,
+        ),
+        Scenario(
+            "controlled-shutdown",
+            "controlled shutdown (SIGTERM) of a broker and its restart (clean)",
+            (ZOOKEEPER, KRAFT),
+            controlled_shutdown,
+        ),
+        Scenario(
+            "preferred-election",
+            "a broker restarted, then kafka-leader-election --election-type PREFERRED",
+            (ZOOKEEPER, KRAFT),
+            preferred_election,
+        ),
+        Scenario(
+            "reassignment",
+            "kafka-reassign-partitions on two partitions, then a preferred election",
+            (ZOOKEEPER, KRAFT),
+            reassignment,
+        ),
+        Scenario(
+            "topic-deletion",
+            "a topic deleted while one of its replicas' brokers is down, then the broker back",
+            (ZOOKEEPER, KRAFT),
+            topic_deletion,
+        ),
+        Scenario(
+            "broker-fencing",
+            "KRaft: SIGSTOP of a broker past broker.session.timeout.ms (fenced), then SIGCONT",
+            (KRAFT,),
+            broker_fencing,
+        ),
+    )
+}

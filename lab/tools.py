@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from kafka_forensics.core.errors import LabError
+
 from . import processes
 from .cluster import TOOL_OPTS, Cluster
-from .errors import LabError
 from .releases import java_binary
 
 TOPIC_COMMAND = ("org.apache.kafka.tools.TopicCommand", "kafka.admin.TopicCommand")
@@ -30,12 +31,16 @@ PRODUCER_PERF = ("org.apache.kafka.tools.ProducerPerformance",)
 ROUND_ROBIN = "org.apache.kafka.clients.producer.RoundRobinPartitioner"
 CONSOLE_CONSUMER = ("org.apache.kafka.tools.consumer.ConsoleConsumer", "kafka.tools.ConsoleConsumer")
 
-_TOOLS_LOG4J = "log4j.rootLogger=WARN, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\n" \
-    "log4j.appender.stderr.layout=org.apache.log4j.PatternLayout\n" \
+_TOOLS_LOG4J = (
+    "log4j.rootLogger=WARN, stderr\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\n"
+    "log4j.appender.stderr.layout=org.apache.log4j.PatternLayout\n"
     "log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n\nlog4j.appender.stderr.Target=System.err\n"
-_TOOLS_LOG4J2 = "Configuration:\n  Appenders:\n    Console:\n      name: STDERR\n      target: SYSTEM_ERR\n" \
-    "      PatternLayout:\n        pattern: \"[%d] %p %m (%c)%n\"\n  Loggers:\n    Root:\n      level: WARN\n" \
+)
+_TOOLS_LOG4J2 = (
+    "Configuration:\n  Appenders:\n    Console:\n      name: STDERR\n      target: SYSTEM_ERR\n"
+    '      PatternLayout:\n        pattern: "[%d] %p %m (%c)%n"\n  Loggers:\n    Root:\n      level: WARN\n'
     "      AppenderRef:\n        - ref: STDERR\n"
+)
 
 
 @dataclass(frozen=True)
@@ -74,8 +79,10 @@ class Tools:
             raise LabError(f"{cmd[-len(args) - 1]} timed out after {timeout:.0f} s") from err
         run = ToolRun(list(args), done.returncode, done.stdout, done.stderr)
         if check and done.returncode != 0:
-            raise LabError(f"{cmd[-len(args) - 1]} {' '.join(args)} exited {done.returncode}: "
-                           f"{(done.stderr or done.stdout).strip()[-600:]}")
+            raise LabError(
+                f"{cmd[-len(args) - 1]} {' '.join(args)} exited {done.returncode}: "
+                f"{(done.stderr or done.stdout).strip()[-600:]}"
+            )
         return run
 
     # ---- connection options ------------------------------------------------------------------
@@ -94,13 +101,22 @@ class Tools:
         return path
 
     def _live_bootstrap(self) -> str:
-        live = [n for n in self.cluster.nodes.values()
-                if self.cluster.running(n.node_id) and not (n.child and n.child.paused)]
+        live = [
+            n
+            for n in self.cluster.nodes.values()
+            if self.cluster.running(n.node_id) and not (n.child and n.child.paused)
+        ]
         return ",".join(f"127.0.0.1:{n.port}" for n in live) or self.cluster.bootstrap
 
     # ---- topics --------------------------------------------------------------------------------
-    def create_topic(self, topic: str, partitions: int = 1, replication: int = 3,
-                     configs: Optional[dict] = None, assignment: Optional[list[list[int]]] = None) -> None:
+    def create_topic(
+        self,
+        topic: str,
+        partitions: int = 1,
+        replication: int = 3,
+        configs: Optional[dict] = None,
+        assignment: Optional[list[list[int]]] = None,
+    ) -> None:
         args = [*self._where(self.release.topics_via_zookeeper), "--create", "--topic", topic]
         if assignment:
             args += ["--replica-assignment", ",".join(":".join(str(b) for b in r) for r in assignment)]
@@ -115,16 +131,28 @@ class Tools:
 
     def describe(self) -> str:
         """The text of ``kafka-topics --describe`` for every topic."""
-        return self.run(TOPIC_COMMAND, [*self._where(self.release.topics_via_zookeeper), "--describe"],
-                        timeout=45).stdout
+        return self.run(
+            TOPIC_COMMAND, [*self._where(self.release.topics_via_zookeeper), "--describe"], timeout=45
+        ).stdout
 
     # ---- elections and reassignment -------------------------------------------------------------
     def elect(self, election_type: str, topic: str, partition: int, check: bool = True) -> ToolRun:
         """``kafka-leader-election --election-type PREFERRED|UNCLEAN`` (2.4+; preferred only before)."""
         if self.release.has_leader_election_tool:
-            return self.run(LEADER_ELECTION, ["--bootstrap-server", self._live_bootstrap(), "--election-type",
-                                              election_type, "--topic", topic, "--partition", str(partition)],
-                            check=check)
+            return self.run(
+                LEADER_ELECTION,
+                [
+                    "--bootstrap-server",
+                    self._live_bootstrap(),
+                    "--election-type",
+                    election_type,
+                    "--topic",
+                    topic,
+                    "--partition",
+                    str(partition),
+                ],
+                check=check,
+            )
         if election_type.upper() != "PREFERRED":
             raise LabError(f"Kafka {self.release.line} has no tool for {election_type} elections (KIP-460 is 2.4)")
         plan = self.cluster.root / "config" / "preferred.json"
@@ -133,12 +161,18 @@ class Tools:
 
     def elect_all_preferred(self) -> ToolRun:
         """``kafka-leader-election --election-type PREFERRED --all-topic-partitions`` (2.4+)."""
-        return self.run(LEADER_ELECTION, ["--bootstrap-server", self._live_bootstrap(), "--election-type",
-                                          "PREFERRED", "--all-topic-partitions"], check=False, timeout=300)
+        return self.run(
+            LEADER_ELECTION,
+            ["--bootstrap-server", self._live_bootstrap(), "--election-type", "PREFERRED", "--all-topic-partitions"],
+            check=False,
+            timeout=300,
+        )
 
     def reassign(self, moves: dict[tuple[str, int], list[int]], wait: float = 120) -> list[ToolRun]:
-        plan = {"version": 1, "partitions": [{"topic": t, "partition": p, "replicas": r}
-                                             for (t, p), r in sorted(moves.items())]}
+        plan = {
+            "version": 1,
+            "partitions": [{"topic": t, "partition": p, "replicas": r} for (t, p), r in sorted(moves.items())],
+        }
         path = self.cluster.root / "config" / "reassignment.json"
         path.write_text(json.dumps(plan))
         where = self._where(self.release.reassign_via_zookeeper)
@@ -160,18 +194,42 @@ class Tools:
 
         Records go round-robin over the partitions where the client has that partitioner (2.4+), so
         that every leader's log end moves and a stopped follower falls out of sync."""
-        props = [f"bootstrap.servers={self.cluster.bootstrap}", f"acks={acks}", "linger.ms=5",
-                 "request.timeout.ms=10000", "retries=2147483647"]
+        props = [
+            f"bootstrap.servers={self.cluster.bootstrap}",
+            f"acks={acks}",
+            "linger.ms=5",
+            "request.timeout.ms=10000",
+            "retries=2147483647",
+        ]
         if self.jars.has_class(ROUND_ROBIN):
             props.append(f"partitioner.class={ROUND_ROBIN}")
-        args = ["--topic", topic, "--num-records", str(records), "--record-size", "100",
-                "--throughput", str(per_second), "--producer-props", *props]
+        args = [
+            "--topic",
+            topic,
+            "--num-records",
+            str(records),
+            "--record-size",
+            "100",
+            "--throughput",
+            str(per_second),
+            "--producer-props",
+            *props,
+        ]
         return processes.spawn(f"producer-{topic}", self.command(PRODUCER_PERF, args), out)
 
     def consume(self, topic: str, max_messages: int, timeout_ms: int = 15000) -> int:
         """Read a topic from the beginning with kafka-console-consumer; the number of messages read."""
-        args = ["--bootstrap-server", self._live_bootstrap(), "--topic", topic, "--from-beginning",
-                "--max-messages", str(max_messages), "--timeout-ms", str(timeout_ms)]
+        args = [
+            "--bootstrap-server",
+            self._live_bootstrap(),
+            "--topic",
+            topic,
+            "--from-beginning",
+            "--max-messages",
+            str(max_messages),
+            "--timeout-ms",
+            str(timeout_ms),
+        ]
         run = self.run(CONSOLE_CONSUMER, args, timeout=timeout_ms / 1000 + 90, check=False)
         m = re.search(r"Processed a total of (\d+) messages", run.stderr + run.stdout)
         return int(m.group(1)) if m else sum(1 for line in run.stdout.splitlines() if line.strip())

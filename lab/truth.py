@@ -30,13 +30,29 @@ from typing import Iterable, Optional, Sequence
 FORMAT = "kafka-forensics-lab-truth/1"
 TRUTH_FILE = "truth.json"
 LOUD = ("critical", "error", "warning")  # severities a must_not forbids
-KEYS = ("format", "scenario", "description", "kafka_version", "mode", "trace", "recorded", "configs", "actions",
-        "describe", "window", "files", "must", "may", "must_not", "evidence_contains")
+KEYS = (
+    "format",
+    "scenario",
+    "description",
+    "kafka_version",
+    "mode",
+    "trace",
+    "recorded",
+    "configs",
+    "actions",
+    "describe",
+    "window",
+    "files",
+    "must",
+    "may",
+    "must_not",
+    "evidence_contains",
+)
 
 
 def rule_names() -> tuple[str, ...]:
     """The vocabulary of rules (names only: the truth never runs the rules)."""
-    from kafka_forensics.statemachines.findings import RULES
+    from kafka_forensics.replay.findings import RULES
 
     return tuple(RULES)
 
@@ -47,8 +63,9 @@ def expect(rule: str, topic: Optional[str] = None, partition: Optional[int] = No
     return {"rule": rule, "topic": topic, "partition": partition, "why": why}
 
 
-def complete_must_not(must: Sequence[dict], may: Sequence[dict], partitions: Iterable[tuple[str, int]],
-                      why: str) -> list[dict]:
+def complete_must_not(
+    must: Sequence[dict], may: Sequence[dict], partitions: Iterable[tuple[str, int]], why: str
+) -> list[dict]:
     """Every rule that is neither a must nor a may, anywhere; and a rule that is a must on some
     partitions, on every other partition of the cluster (``partitions``) unless a may allows it."""
     named = {e["rule"] for e in (*must, *may)}
@@ -66,10 +83,7 @@ def matches(expected: dict, finding: dict) -> bool:
     """A finding row (``rule``, ``topic``, ``partition``) reports an expectation (null = any)."""
     if finding.get("rule") != expected["rule"]:
         return False
-    for key in ("topic", "partition"):
-        if expected[key] is not None and finding.get(key) != expected[key]:
-            return False
-    return True
+    return all(expected[key] is None or finding.get(key) == expected[key] for key in ("topic", "partition"))
 
 
 def judge(truth: dict, findings: Sequence[dict]) -> dict:

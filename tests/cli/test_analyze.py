@@ -8,9 +8,8 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from kafka_forensics.jobs.analyze_job import AnalyzeResult
 from kafka_forensics.cli.main import main
-
+from kafka_forensics.jobs.analyze_job import AnalyzeResult
 from tests.support.paths import REPO
 
 INCIDENT = REPO / "sample_logs" / "kafka-2.4-controller-failover"

@@ -17,7 +17,6 @@ from kafka_forensics.core.errors import NoZooKeeperControllerError, UsageError
 from kafka_forensics.core.versions import read_kafka_version
 from kafka_forensics.jobs.replay_job import ReplayOptions, validate_options
 from kafka_forensics.simulator.profile import profile_for
-
 from tests.support.kafka_lines import STATE_CHANGE_21, text
 
 # Minimal arguments of every command with --kafka-version ({input} and {out} are filled in).

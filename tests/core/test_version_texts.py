@@ -16,7 +16,13 @@ from kafka_forensics.core.eras import (
     zookeeper_version,
 )
 from kafka_forensics.core.errors import NoZooKeeperControllerError, UnknownKafkaVersionError, UsageError
-from kafka_forensics.core.versions import CONFLUENT_PLATFORM, HEAD, KNOWN_RELEASE_LINES, KafkaVersion, read_kafka_version
+from kafka_forensics.core.versions import (
+    CONFLUENT_PLATFORM,
+    HEAD,
+    KNOWN_RELEASE_LINES,
+    KafkaVersion,
+    read_kafka_version,
+)
 from kafka_forensics.simulator.profile import PROFILES, profile_for
 from kafka_forensics.statemachines.machine import rules_for
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_forensics.core.errors import UnknownKafkaVersionError, UsageError
 from kafka_forensics.core.eras import ERAS, era_of, require_zookeeper_controller
-from kafka_forensics.core.errors import NoZooKeeperControllerError
+from kafka_forensics.core.errors import NoZooKeeperControllerError, UnknownKafkaVersionError, UsageError
 from kafka_forensics.core.rule_changes import RULE_CHANGES, has_rule
 from kafka_forensics.core.versions import KafkaVersion
 

@@ -11,10 +11,18 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from pyspark.sql.pandas.types import from_arrow_schema
 
+from kafka_forensics.core.tables import (
+    CONTROLLERS_SCHEMA,
+    EVENTS_SCHEMA,
+    FILE_SCHEMA,
+    FINDINGS_SCHEMA,
+    PARTITION_TIMELINE_SCHEMA,
+    QUARANTINE_SCHEMA,
+    REPLICA_TIMELINE_SCHEMA,
+)
 from kafka_forensics.expectations import custom, gx_run
 from kafka_forensics.expectations.suites import SUITES, SuiteSettings, expectations_for
 from kafka_forensics.expectations.views import register_views
-from kafka_forensics.core.tables import (EVENTS_SCHEMA, FILE_SCHEMA, QUARANTINE_SCHEMA, CONTROLLERS_SCHEMA, FINDINGS_SCHEMA, PARTITION_TIMELINE_SCHEMA, REPLICA_TIMELINE_SCHEMA,)
 
 pytestmark = pytest.mark.spark
 T0 = datetime(2024, 3, 4, 10, 0, 0, tzinfo=timezone.utc)

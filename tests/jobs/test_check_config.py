@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from kafka_forensics.core.errors import UsageError
 from kafka_forensics.expectations.suites import SUITES
 from kafka_forensics.jobs.check_job import load_check_config
-from kafka_forensics.core.errors import UsageError
 
 
 def test_defaults_come_from_the_bundled_file():

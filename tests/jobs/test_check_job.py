@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kafka_forensics.jobs.check_job import load_check_config, run_check
 from kafka_forensics.cli.main import main
 from kafka_forensics.core.errors import InputError
-
+from kafka_forensics.jobs.check_job import load_check_config, run_check
 from tests.support.paths import REPO
 
 SAMPLES = REPO / "sample_logs"

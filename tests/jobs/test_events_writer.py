@@ -7,12 +7,11 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import functions as F
 
+from kafka_forensics.core.errors import UsageError
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA
 from kafka_forensics.jobs.events_writer import WRITER_CONF, finish, local_events_dir, part_name, write_events
 from kafka_forensics.jobs.parse_job import run_parse
-from kafka_forensics.core.errors import UsageError
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA
-
 from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, text
 
 

@@ -9,9 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
-from kafka_forensics.jobs.filters import event_filter_from
 from kafka_forensics.core.errors import UsageError
-
+from kafka_forensics.jobs.filters import event_filter_from
 from tests.support.paths import REPO
 
 INCIDENT = REPO / "sample_logs" / "kafka-2.4-controller-failover"

@@ -12,7 +12,6 @@ from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
 from kafka_forensics.simulator.truth import unmatched
-
 from tests.support.paths import DATA, SAMPLES
 
 SAMPLE = SAMPLES / "sim-3.9-kraft-metadata"

@@ -11,9 +11,8 @@ from kafka_forensics.cli.main import main
 from kafka_forensics.jobs.filters import event_filter_from
 from kafka_forensics.jobs.merge_job import MergeOptions, iter_merged, merge_frame
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-
-from tests.support.paths import REAL_LOGS
 from tests.support.merge_oracle import OLD_ERA, Oracle
+from tests.support.paths import REAL_LOGS
 
 pytestmark = pytest.mark.spark
 

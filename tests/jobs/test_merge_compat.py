@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
 from kafka_forensics.jobs.merge_compat import merge_compat
-
 from tests.support.merge_oracle import OLD_ERA, Oracle
 from tests.support.paths import REAL_LOGS
+
 
 # ------------------------------------------------------------------ the tests ----
 def test_the_old_era_corpus_is_there():

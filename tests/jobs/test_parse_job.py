@@ -9,10 +9,9 @@ import pytest
 from pyspark.sql import functions as F
 
 from kafka_forensics.core.errors import InputError
-from kafka_forensics.parsers.records import ParseOptions
 from kafka_forensics.core.tables import EVENT_COLUMNS, QUARANTINE_COLUMNS
 from kafka_forensics.jobs.parse_job import MAX_LENGTH_CONF, run_parse
-
+from kafka_forensics.parsers.records import ParseOptions
 from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, text
 
 pytestmark = pytest.mark.spark

@@ -17,7 +17,6 @@ from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
 from kafka_forensics.replay.local import replay_all
-
 from tests.support.paths import REAL_LOGS
 
 CLUSTER_RX = r"real-logs/\d+-([^-]+)-"

@@ -18,7 +18,6 @@ import pytest
 from kafka_forensics.core.eras import range_for_line
 from kafka_forensics.parsers.records import parse_file
 from kafka_forensics.replay.local import replay_all
-
 from tests.support.kafka_lines import line, text
 
 APP_INFO = "org.apache.kafka.common.utils.AppInfoParser"

@@ -8,7 +8,6 @@ import pytest
 
 from kafka_forensics.parsers.gc_pause import cyclic_gc_paused
 from kafka_forensics.parsers.records import parse_file
-
 from tests.support.kafka_lines import STATE_CHANGE_21, text
 
 

@@ -23,7 +23,6 @@ from kafka_forensics.parsers.fields import apply_fields
 from kafka_forensics.parsers.grammar_loader import START_SYMBOLS, build_lark, templates_for
 from kafka_forensics.parsers.lines import FastLineParser, LarkLineParser
 from kafka_forensics.parsers.records import parse_file
-
 from tests.support.paths import REAL_LOGS, SHARED
 
 FORMATS = SHARED / "reference" / "kafka-log-formats.md"

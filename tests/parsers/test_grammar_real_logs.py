@@ -13,7 +13,6 @@ from collections import Counter
 import pytest
 
 from kafka_forensics.parsers.records import parse_file
-
 from tests.support.paths import REAL_LOGS
 
 # Records that stay 'other' on purpose: none of them is a state-change, controller or ISR event.

@@ -18,7 +18,6 @@ import pytest
 
 from kafka_forensics.parsers.metadata_dump import looks_like_metadata_dump
 from kafka_forensics.parsers.records import parse_file
-
 from tests.support.paths import DATA
 
 DUMPS = DATA / "metadata_dump"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 
 from kafka_forensics.parsers.records import parse_file
-
 from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, text
 
 

@@ -11,7 +11,6 @@ import gzip
 from pathlib import Path
 
 from kafka_forensics.parsers.reader import read_lines
-
 from tests.support.paths import REAL_LOGS
 
 

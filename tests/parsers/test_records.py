@@ -6,8 +6,16 @@ import pytest
 
 from kafka_forensics.core.errors import LayoutError
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-
-from tests.support.kafka_lines import BROKER_CHANGE_22, CONTROLLER_08, FAILED_11, LOG4J2_FRAME, STACK_11, STATE_CHANGE_21, line, text
+from tests.support.kafka_lines import (
+    BROKER_CHANGE_22,
+    CONTROLLER_08,
+    FAILED_11,
+    LOG4J2_FRAME,
+    STACK_11,
+    STATE_CHANGE_21,
+    line,
+    text,
+)
 
 
 def test_header_fields_and_utc_timestamp():

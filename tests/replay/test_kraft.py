@@ -6,9 +6,7 @@ tests/data/metadata_dump/ (shape: see tests/parsers/test_metadata_dump.py) and o
 
 from __future__ import annotations
 
-
 from kafka_forensics.replay.kraft import Registration, merge
-
 from tests.support.metadata_dump import DUMPS, TOPIC_ID, dump_events, replay_one, rule_kinds, segment_lines
 from tests.support.paths import REAL_LOGS
 

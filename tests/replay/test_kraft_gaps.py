@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from kafka_forensics.replay.kraft import resolve_metadata_events
 from kafka_forensics.replay.local import replay_all
-
 from tests.support.metadata_dump import DUMPS, TOPIC_ID, dump_events, replay_one, segment_lines
 
 OTHER_ID = "Zz9pm1PUQIqcUJ5fJ3xkAb"  # the re-created topic's id

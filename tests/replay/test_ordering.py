@@ -6,12 +6,11 @@ import datetime as dt
 
 import pytest
 
+from kafka_forensics.core.eras import range_for_dialect, range_for_line
 from kafka_forensics.core.errors import UnknownKafkaVersionError
 from kafka_forensics.replay.cluster import build_cluster_context
 from kafka_forensics.replay.findings import Finding, finding_json
 from kafka_forensics.replay.ordering import assign_epochs, replay_order
-from kafka_forensics.core.eras import range_for_dialect, range_for_line
-
 from tests.support.replay import ctrl, events_of
 
 

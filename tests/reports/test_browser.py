@@ -16,10 +16,8 @@ from pathlib import Path
 import pytest
 
 from kafka_forensics.jobs.report_job import build_report
-
-from tests.support.report_html import finding_rows, script_blocks, without_plotly_js
-
 from tests.support.paths import SAMPLES
+from tests.support.report_html import finding_rows, script_blocks, without_plotly_js
 
 SAMPLE = SAMPLES / "kafka-2.4-controller-failover"
 CHROMIUM = Path("/usr/bin/chromium")

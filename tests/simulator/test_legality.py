@@ -10,7 +10,6 @@ from kafka_forensics.simulator.engine import Simulation
 from kafka_forensics.simulator.profile import PROFILES
 from kafka_forensics.statemachines import is_valid_transition
 from kafka_forensics.statemachines.states import Entity
-
 from tests.support.simulator import CASES, case_id, parse_dir, simulated
 
 TRACE_ZK = [c for c in CASES if not PROFILES["3.9-kraft" if c[1].startswith("3.9") else c[1]].kraft

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from kafka_forensics.core.errors import UsageError
 from kafka_forensics.simulator.clock import DEFAULT_START, SimClock
 from kafka_forensics.simulator.profile import PROFILES, profile_for
 from kafka_forensics.simulator.scenarios import run_scenario
 from kafka_forensics.simulator.writer import LogOutput
-from kafka_forensics.core.errors import UsageError
-
 from tests.support.simulator import parse_dir, simulated
 
 ROLLED = re.compile(r"^broker-\d/(state-change|controller|server)\.log\.2024-03-04-\d\d(\.gz)?$")

@@ -13,9 +13,8 @@ from collections import Counter
 
 import pytest
 
-from tests.support.simulator import CASES, KNOWN_GRAMMAR_GAPS, case_id, parse_dir, simulated
-
 from tests.support.paths import REPO
+from tests.support.simulator import CASES, KNOWN_GRAMMAR_GAPS, case_id, parse_dir, simulated
 
 SIMULATOR_DIR = REPO / "simulator"
 

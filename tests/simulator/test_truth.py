@@ -9,13 +9,11 @@ import json
 
 import pytest
 
+from kafka_forensics.replay.findings import RULES, SEVERITIES
 from kafka_forensics.simulator.scenarios import SCENARIOS, run_scenario
 from kafka_forensics.simulator.truth import finding_matches, unmatched
-from kafka_forensics.replay.findings import RULES, SEVERITIES
-
-from tests.support.simulator import CASES, CLEAN, case_id, load, mentions, replay_rows, sample_dirs, simulated
-
 from tests.support.paths import SAMPLES as SAMPLE_ROOT
+from tests.support.simulator import CASES, CLEAN, case_id, load, mentions, replay_rows, sample_dirs, simulated
 
 SAMPLES = sample_dirs()
 ABOVE_INFO = set(SEVERITIES[:SEVERITIES.index("info")])

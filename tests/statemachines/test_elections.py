@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kafka_forensics.core.errors import NoZooKeeperControllerError
 from kafka_forensics.statemachines.elections import (
     controlled_shutdown_election,
     default_unclean_leader_election,
@@ -14,7 +15,6 @@ from kafka_forensics.statemachines.elections import (
     preferred_election_skipped,
     reassign_election,
 )
-from kafka_forensics.core.errors import NoZooKeeperControllerError
 
 # Releases that ship T:controller/PartitionLeaderElectionAlgorithmsTest.scala (same 13 tests
 # from 1.1.0 to 3.9.0-rc3; only the JUnit imports differ).

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
+from kafka_forensics.core.versions import KafkaVersion
 from kafka_forensics.statemachines import ReplicaState, is_valid_transition, rules_for
 from kafka_forensics.statemachines.states import state_code, states_for
-from kafka_forensics.core.versions import KafkaVersion
 
 R = ReplicaState
 

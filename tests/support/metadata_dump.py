@@ -8,7 +8,6 @@ from pathlib import Path
 from kafka_forensics.parsers.records import parse_file
 from kafka_forensics.replay.cluster import CLUSTER_EVENT_TYPES, build_cluster_context
 from kafka_forensics.replay.partition import replay_partition
-
 from tests.support.paths import DATA
 
 DUMPS = DATA / "metadata_dump"

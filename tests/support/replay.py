@@ -13,7 +13,6 @@ from typing import Optional
 
 from kafka_forensics.parsers.records import ParseOptions, parse_file
 from kafka_forensics.replay.local import LocalReplay, replay_all
-
 from tests.support.kafka_lines import line
 
 SC = "state.change.logger"

@@ -11,9 +11,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from kafka_forensics.simulator.scenarios import SCENARIOS, run_scenario
 from kafka_forensics.parsers.records import parse_file
-
+from kafka_forensics.simulator.scenarios import SCENARIOS, run_scenario
 from tests.support.paths import SAMPLES
 
 _ROOT = Path(tempfile.mkdtemp(prefix="kf-sim-tests-"))

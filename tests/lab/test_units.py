@@ -8,9 +8,10 @@ import gzip
 import json
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
+
+from kafka_forensics.core.errors import UsageError
 from kafka_forensics.lab import log4j
 from kafka_forensics.lab.cluster import ephemerals
 from kafka_forensics.lab.curate import cut_log, cut_metadata_dump
@@ -18,9 +19,8 @@ from kafka_forensics.lab.describe import parse_describe, partitions
 from kafka_forensics.lab.oracle import _ELECTED, FAILED_PARTITION_CHANGE, STALE_EPOCH_REFUSAL
 from kafka_forensics.lab.releases import RELEASES, resolve
 from kafka_forensics.lab.truth import complete_must_not, expect, judge, rule_names
-from kafka_forensics.parsers.errors import UsageError
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 MIRROR = REPO.parent / ".mirror" / "apache+kafka" / "repo"
 INCIDENTS = sorted(p.parent for p in (REPO / "sample_logs").glob("real-*/truth.json"))
 
@@ -61,8 +61,11 @@ def test_trace_variant_changes_only_the_state_change_logger():
     for cfg in log4j.STOCK.values():
         plain = set(log4j.properties_settings(cfg)) if cfg.flavor == "log4j" else set(log4j.render(cfg)[1].splitlines())
         traced_cfg = cfg.with_trace()
-        traced = set(log4j.properties_settings(traced_cfg)) if cfg.flavor == "log4j" \
+        traced = (
+            set(log4j.properties_settings(traced_cfg))
+            if cfg.flavor == "log4j"
             else set(log4j.render(traced_cfg)[1].splitlines())
+        )
         assert traced_cfg.level_of(log4j.STATE_CHANGE_LOGGER) == "TRACE"
         assert len(plain - traced) <= 2  # the level line (and the header comment naming it)
 
@@ -74,8 +77,11 @@ def test_log4j2_yaml_keeps_the_stock_appenders_and_levels():
         assert f'fileName: "${{sys:kafka.logs.dir}}/{file}"' in text
         assert f'filePattern: "${{sys:kafka.logs.dir}}/{file}.%d{{yyyy-MM-dd-HH}}"' in text
     assert 'value: "[%d] %p %m (%c)%n"' in text
-    assert re.search(r'- name: "state.change.logger".*\n\s+level: INFO\n\s+additivity: false\n\s+AppenderRef:\n'
-                     r'\s+ref: StateChangeAppender', text)
+    assert re.search(
+        r'- name: "state.change.logger".*\n\s+level: INFO\n\s+additivity: false\n\s+AppenderRef:\n'
+        r"\s+ref: StateChangeAppender",
+        text,
+    )
 
 
 def test_release_lines_resolve():
@@ -93,12 +99,16 @@ def test_release_lines_resolve():
 def test_zookeeper_dump_ephemerals():
     """The `dump` four-letter word's section the lab reads the controller from
     (DataTree.dumpEphemerals: a session line, then one tab-indented path per ephemeral)."""
-    dump = ("SessionTracker dump:\nGlobal Sessions(2):\n0x100000a1b2c0000\t6000ms\n"
-            "ephemeral nodes dump:\nSessions with Ephemerals (2):\n"
-            "0x100000a1b2c0000:\n\t/controller\n\t/brokers/ids/2\n"
-            "0x100000a1b2c0001:\n\t/brokers/ids/1\nConnections dump:\n")
-    assert ephemerals(dump) == {"0x100000a1b2c0000": ["/controller", "/brokers/ids/2"],
-                                "0x100000a1b2c0001": ["/brokers/ids/1"]}
+    dump = (
+        "SessionTracker dump:\nGlobal Sessions(2):\n0x100000a1b2c0000\t6000ms\n"
+        "ephemeral nodes dump:\nSessions with Ephemerals (2):\n"
+        "0x100000a1b2c0000:\n\t/controller\n\t/brokers/ids/2\n"
+        "0x100000a1b2c0001:\n\t/brokers/ids/1\nConnections dump:\n"
+    )
+    assert ephemerals(dump) == {
+        "0x100000a1b2c0000": ["/controller", "/brokers/ids/2"],
+        "0x100000a1b2c0001": ["/brokers/ids/1"],
+    }
 
 
 @pytest.mark.parametrize("incident", INCIDENTS, ids=lambda p: p.name)
@@ -138,19 +148,26 @@ def test_complete_must_not_and_judge():
 
 
 def test_cut_log_keeps_continuations_and_stops_at_the_end():
-    lines = ["[2024-03-04 10:00:00,000] INFO a (x)", "[2024-03-04 10:00:01,000] ERROR b (x)",
-             "java.lang.Exception: boom", "\tat a.b(C.java:1)", "[2024-03-04 10:00:02,001] INFO c (x)",
-             "[2024-03-04 10:00:01,500] INFO d (x)"]
+    lines = [
+        "[2024-03-04 10:00:00,000] INFO a (x)",
+        "[2024-03-04 10:00:01,000] ERROR b (x)",
+        "java.lang.Exception: boom",
+        "\tat a.b(C.java:1)",
+        "[2024-03-04 10:00:02,001] INFO c (x)",
+        "[2024-03-04 10:00:01,500] INFO d (x)",
+    ]
     end = 1709546401999  # 2024-03-04 10:00:01.999 UTC
     assert cut_log(lines, end) == lines[:4]
 
 
 def test_cut_metadata_dump_at_the_first_later_batch():
-    text = ("Dumping /d/00000000000000000000.log\nLog starting offset: 0\n"
-            "baseOffset: 0 lastOffset: 0 count: 1 position: 0 CreateTime: 1000 size: 80\n"
-            "| offset: 0 CreateTime: 1000 a\n"
-            "baseOffset: 1 lastOffset: 1 count: 1 position: 80 CreateTime: 3000 size: 80\n"
-            "| offset: 1 CreateTime: 3000 b\n")
+    text = (
+        "Dumping /d/00000000000000000000.log\nLog starting offset: 0\n"
+        "baseOffset: 0 lastOffset: 0 count: 1 position: 0 CreateTime: 1000 size: 80\n"
+        "| offset: 0 CreateTime: 1000 a\n"
+        "baseOffset: 1 lastOffset: 1 count: 1 position: 80 CreateTime: 3000 size: 80\n"
+        "| offset: 1 CreateTime: 3000 b\n"
+    )
     assert cut_metadata_dump(text, 2000).splitlines()[-1] == "| offset: 0 CreateTime: 1000 a"
 
 
@@ -166,19 +183,30 @@ def _lines_matching(pattern: re.Pattern) -> list[str]:
 
 def test_kafka_statements_the_truth_relies_on():
     """The oracle's patterns on Kafka's own lines (ReplicaManager / KafkaController / PartitionStateMachine)."""
-    assert re.search(STALE_EPOCH_REFUSAL, "[2026-11-25 17:54:22,722] WARN [Broker id=2] Received update metadata "
-                     "request with correlation id 4 from an old controller 1 with epoch 1. Latest known controller "
-                     "epoch is 2 (state.change.logger)")
-    m = _ELECTED.search("[2026-11-25 17:54:18,862] INFO [Controller id=3] 3 successfully elected as the controller. "
-                        "Epoch incremented to 2 and epoch zk version is now 2 (kafka.controller.KafkaController)")
+    assert re.search(
+        STALE_EPOCH_REFUSAL,
+        "[2026-11-25 17:54:22,722] WARN [Broker id=2] Received update metadata "
+        "request with correlation id 4 from an old controller 1 with epoch 1. Latest known controller "
+        "epoch is 2 (state.change.logger)",
+    )
+    m = _ELECTED.search(
+        "[2026-11-25 17:54:18,862] INFO [Controller id=3] 3 successfully elected as the controller. "
+        "Epoch incremented to 2 and epoch zk version is now 2 (kafka.controller.KafkaController)"
+    )
     assert m and (m.group(1), m.group(2)) == ("3", "2")
-    m = _ELECTED.search("[2017-01-01 10:00:00,000] INFO [Controller 2]: Controller 2 incremented epoch to 5 "
-                        "(kafka.controller.KafkaController)")
+    m = _ELECTED.search(
+        "[2017-01-01 10:00:00,000] INFO [Controller 2]: Controller 2 incremented epoch to 5 "
+        "(kafka.controller.KafkaController)"
+    )
     assert m and (m.group(3), m.group(4)) == ("2", "5")
-    m = FAILED_PARTITION_CHANGE.search("ERROR [Controller id=3 epoch=1] Controller 3 epoch 1 failed to change state "
-                                       "for partition fragile-0 from OfflinePartition to OnlinePartition")
+    m = FAILED_PARTITION_CHANGE.search(
+        "ERROR [Controller id=3 epoch=1] Controller 3 epoch 1 failed to change state "
+        "for partition fragile-0 from OfflinePartition to OnlinePartition"
+    )
     assert m and (m.group(3), m.group(4)) == ("fragile", "0")
-    m = FAILED_PARTITION_CHANGE.search("ERROR Controller 3 epoch 1 initiated state change for partition [fragile,0] "
-                                       "from OfflinePartition to OnlinePartition failed (state.change.logger)")
+    m = FAILED_PARTITION_CHANGE.search(
+        "ERROR Controller 3 epoch 1 initiated state change for partition [fragile,0] "
+        "from OfflinePartition to OnlinePartition failed (state.change.logger)"
+    )
     assert m and (m.group(1), m.group(2)) == ("fragile", "0")
     assert _lines_matching(_ELECTED), "no recorded incident has a controller election line"

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-from pathlib import Path
 from typing import Optional
 
 import pytest
+
 from kafka_forensics.lab.evaluate import evaluate
 from kafka_forensics.lab.truth import load_truth, validate
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 INCIDENTS = sorted(p.parent.name for p in (REPO / "sample_logs").glob("real-*/truth.json"))
 
 # ---- the known gaps of today's tool: ONE table ---------------------------------------------------------
@@ -147,5 +147,6 @@ def test_every_must_finding_is_found(name):
 @pytest.mark.parametrize("name", _param("must_not"))
 def test_no_must_not_finding(name):
     ev = _evaluated(name)
-    assert [(f["rule"], f["severity"], f["topic"], f["partition"], f["summary"][:160])
-            for _, f in ev.verdict["violations"]] == []
+    assert [
+        (f["rule"], f["severity"], f["topic"], f["partition"], f["summary"][:160]) for _, f in ev.verdict["violations"]
+    ] == []

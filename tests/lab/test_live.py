@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+
 from kafka_forensics.lab import processes
 from kafka_forensics.lab.describe import partitions
 from kafka_forensics.lab.evaluate import evaluate
@@ -32,8 +33,14 @@ def _needs_java_and_maven():
 def test_controller_kill_is_recorded(tmp_path, mode):
     from kafka_forensics.lab.record import record
 
-    rec = record("controller-kill", "3.9", mode, tmp_path / "incident", consume=False,
-                 command=f"pytest -m lab (controller-kill, {mode})")
+    rec = record(
+        "controller-kill",
+        "3.9",
+        mode,
+        tmp_path / "incident",
+        consume=False,
+        command=f"pytest -m lab (controller-kill, {mode})",
+    )
     truth = rec.truth
     assert validate(truth) == []
     assert [a["action"] for a in truth["actions"]][-2:] == ["kill -9", "start"]
@@ -41,8 +48,10 @@ def test_controller_kill_is_recorded(tmp_path, mode):
     after_kill = next(s for s in truth["describe"] if s["label"] == "after-kill")
     assert all(p["leader"] != killed for _, _, p in partitions({"topics": after_kill["topics"]}))
     end = truth["describe"][-1]
-    assert all(p["leader"] is not None and set(p["isr"]) == set(p["replicas"])
-               for _, _, p in partitions({"topics": end["topics"]}))
+    assert all(
+        p["leader"] is not None and set(p["isr"]) == set(p["replicas"])
+        for _, _, p in partitions({"topics": end["topics"]})
+    )
     names = {f.split("/")[-1].split(".log")[0] for f in truth["files"]}
     assert {"state-change", "controller", "server"} <= names
     if mode == "kraft":
