@@ -6,13 +6,11 @@ mutations of all of them (truncated, prefixed, garbage) so disagreements on bad 
 
 from __future__ import annotations
 
-
 import pytest
 
 from kafka_forensics.core.eras import AUTO, DIALECTS
 from kafka_forensics.parsers.fields import apply_fields
 from kafka_forensics.parsers.lines import FastLineParser, LarkLineParser
-
 from tests.support import kafka_lines
 from tests.support.paths import REAL_LOGS, REPO
 
