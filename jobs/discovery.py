@@ -35,7 +35,7 @@ def _display(uri: str, given: str) -> str:
     """The path findings cite: relative if the user gave a relative local path, else absolute."""
     if not uri.startswith("file:"):
         return uri
-    path = uri[len("file:"):]
+    path = uri[len("file:") :]
     if path.startswith("//"):
         path = path[2:]
     local_relative = not given.startswith(("/", "file:")) and not _SCHEME.match(given)

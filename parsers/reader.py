@@ -76,22 +76,31 @@ def _lines(data: bytes, max_line_bytes: int, info: dict) -> Iterator[Line]:
         if crlf:
             chunk = chunk[:-1]
         if len(chunk) > max_line_bytes:
-            yield Line(number, None, crlf,
-                       f"line of {len(chunk)} bytes exceeds the {max_line_bytes}-byte limit "
-                       f"(first {RAW_KEEP} bytes kept)",
-                       chunk[:RAW_KEEP].decode("utf-8", "backslashreplace"))
+            yield Line(
+                number,
+                None,
+                crlf,
+                f"line of {len(chunk)} bytes exceeds the {max_line_bytes}-byte limit (first {RAW_KEEP} bytes kept)",
+                chunk[:RAW_KEEP].decode("utf-8", "backslashreplace"),
+            )
             continue
         try:
             line = chunk.decode("utf-8")
         except UnicodeDecodeError as err:
-            yield Line(number, None, crlf, f"invalid UTF-8 at byte {err.start}",
-                       chunk.decode("utf-8", "backslashreplace"))
+            yield Line(
+                number, None, crlf, f"invalid UTF-8 at byte {err.start}", chunk.decode("utf-8", "backslashreplace")
+            )
             continue
         if "\x1b" in line:
             line = _ANSI.sub("", line)
         if _CONTROL.search(line):
-            yield Line(number, None, crlf, "binary content (control bytes in a text line)",
-                       chunk.decode("utf-8", "backslashreplace"))
+            yield Line(
+                number,
+                None,
+                crlf,
+                "binary content (control bytes in a text line)",
+                chunk.decode("utf-8", "backslashreplace"),
+            )
             continue
         yield Line(number, line, crlf)
     if info.get("read_error"):
@@ -115,9 +124,13 @@ def _clean_lines(text: str, may_be_too_long: bool, max_line_bytes: int):
             size = len(piece.encode("utf-8"))
             if size > max_line_bytes:
                 raw = piece.encode("utf-8")[:RAW_KEEP].decode("utf-8", "backslashreplace")
-                yield Line(number, None, crlf,
-                           f"line of {size} bytes exceeds the {max_line_bytes}-byte limit "
-                           f"(first {RAW_KEEP} bytes kept)", raw)
+                yield Line(
+                    number,
+                    None,
+                    crlf,
+                    f"line of {size} bytes exceeds the {max_line_bytes}-byte limit (first {RAW_KEEP} bytes kept)",
+                    raw,
+                )
                 continue
         yield Line(number, piece, crlf)
     return len(pieces)

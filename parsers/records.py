@@ -14,15 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 from zoneinfo import ZoneInfo
 
-from .detect import detect_dialect
 from kafka_forensics.core.eras import AUTO, dialect_for_version
+from kafka_forensics.core.tables import EVENT_COLUMNS
+
+from .detect import detect_dialect
 from .fields import apply_fields
 from .gc_pause import cyclic_gc_paused
 from .grammar_loader import templates_for
-from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .lines import CONTINUATION, QUARANTINE, RECORD, FastLineParser, LarkLineParser, LineResult
+from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .reader import DEFAULT_MAX_LINE_BYTES, read_lines
-from kafka_forensics.core.tables import EVENT_COLUMNS
 
 # Event rows are lists in EVENT_COLUMNS order: cheaper to build than dicts and transposed into
 # Arrow columns in one zip (jobs/parse_job.py); ``FileResult.events`` gives dicts for callers.
@@ -145,8 +146,9 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
 
     def quarantine(line_no: int, raw: str, reason: str) -> None:
         counts["quarantined"] += 1
-        result.quarantine.append({"source_file": source_file, "line_no": line_no,
-                                  "broker": path_broker, "raw": raw, "reason": reason})
+        result.quarantine.append(
+            {"source_file": source_file, "line_no": line_no, "broker": path_broker, "raw": raw, "reason": reason}
+        )
 
     record_start = line_parser(AUTO, options.layout, False).primary.record_start
     index = 0
@@ -163,8 +165,9 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
             index += message_lines
         if parsed.kind == CONTINUATION:
             if current is None:
-                quarantine(line.line_no, line.text,
-                           "continuation line (stack trace) with no log record before it in this file")
+                quarantine(
+                    line.line_no, line.text, "continuation line (stack trace) with no log record before it in this file"
+                )
             else:
                 counts["continuation_lines"] += 1
                 stack.append(line.text)

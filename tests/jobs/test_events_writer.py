@@ -18,8 +18,10 @@ from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, text
 @pytest.fixture
 def writer(spark):
     """Set the writer choice for one test and restore it afterwards."""
+
     def choose(value: str) -> None:
         spark.conf.set(WRITER_CONF, value)
+
     yield choose
     spark.conf.unset(WRITER_CONF)
 
@@ -79,8 +81,9 @@ def test_writer_choice_follows_master_scheme_and_conf(spark, writer, tmp_path):
 
 def _batches(rows):
     columns = list(zip(*rows))
-    return [pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(columns, EVENTS_SCHEMA)],
-                                       schema=EVENTS_SCHEMA)]
+    return [
+        pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(columns, EVENTS_SCHEMA)], schema=EVENTS_SCHEMA)
+    ]
 
 
 def test_a_retried_file_replaces_its_own_part_and_leftovers_are_cleaned(tmp_path):

@@ -72,5 +72,7 @@ def load(path: Path) -> dict:
 
 def mentions(topic: str, partition: int) -> re.Pattern:
     t = re.escape(topic)
-    return re.compile(rf"(?<![\w.-]){t}-{partition}(?!\d)|\[{t},{partition}\]|topicName='{t}', partitionIndex={partition},"
-                      rf"|topicId \S+, partition {partition} ")
+    return re.compile(
+        rf"(?<![\w.-]){t}-{partition}(?!\d)|\[{t},{partition}\]|topicName='{t}', partitionIndex={partition},"
+        rf"|topicId \S+, partition {partition} "
+    )
