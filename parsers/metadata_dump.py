@@ -55,7 +55,7 @@ import re
 import zlib
 from typing import Optional
 
-from .reader import GZIP_MAGIC, read_lines
+from .reader import GZIP_MAGIC, read_lines, repair_counts
 from .schema import EVENT_COLUMNS
 
 COL = {name: i for i, name in enumerate(EVENT_COLUMNS)}
@@ -232,6 +232,7 @@ def parse_metadata_dump(data: bytes, source_file: str, path_broker: Optional[int
     """Parse one dump: (rows in EVENT_COLUMNS order, quarantine dicts, summary) - the parts of a
     ``records.FileResult``, whose summary keys it shares."""
     lines, info = read_lines(data, max_line_bytes)
+    lines = read = list(lines)
     rows: list[list] = []
     quarantine: list[dict] = []
     counts = {"lines_read": 0, "records": 0, "continuation_lines": 0, "quarantined": 0, "out_of_order": 0}
@@ -310,7 +311,8 @@ def parse_metadata_dump(data: bytes, source_file: str, path_broker: Optional[int
             counts["continuation_lines"] += 1
             continue
         _record_line(line, text, pos, topics, emit, quarantined)
-    summary = {"source_file": source_file, **counts, "dialect": DIALECT, "compressed": info["compressed"],
+    summary = {"source_file": source_file, **counts, "ts_invalid": 0, **repair_counts(read),
+               "dialect": DIALECT, "compressed": info["compressed"],
                "read_error": info["read_error"]}
     return rows, quarantine, summary
 

@@ -179,7 +179,7 @@ def test_ansi_colour_escapes_are_stripped_and_recorded():
     assert failed["level"] == "ERROR" and failed["event_type"] == "partition_state_change_failed"
     assert failed["line_prefix"] == COMPOSE
     assert failed["stack"] == "\n".join(STACK_11)
-    assert failed["attrs"]["ansi_escapes"] == str(4 + 4 * len(STACK_11))
+    assert failed["attrs"]["ansi_escapes"] == str(4 + 5 * len(STACK_11))  # 2 + 2 on the record, 5 per frame
     assert result.summary["ansi_lines"] == 1 + len(STACK_11)
 
 
