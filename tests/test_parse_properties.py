@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import os
+
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +23,9 @@ from kafka_forensics.parsers.records import ParseOptions, parse_file
 
 from .kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 300 examples per property keep the suite fast; KF_HYPOTHESIS_EXAMPLES=5000 searches harder.
+SETTINGS = settings(max_examples=int(os.environ.get("KF_HYPOTHESIS_EXAMPLES", "300")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 # Pieces Kafka really puts at the start of a message (identity prefixes of kafka-log-formats.md §2
 # and LogContext prefixes), and words templates start with; hypothesis mixes them with noise.

@@ -242,3 +242,38 @@ def test_every_record_cites_its_byte_exact_line():
             assert event["message"] in source
         s = result.summary
         assert s["lines_read"] == len(physical) - 1 == s["records"] + s["continuation_lines"] + s["quarantined"]
+
+
+# --- item 11: the six state-change templates the issue names ---------------------------------------
+# Already typed on main when this work began (this test passed before any change here); it pins
+# them in every dialect, on both paths, since a file's dialect decides which templates come first.
+_MP = "MetadataPartition(orders,7,3,7,[3, 1, 2],[3, 1],9,[],[],[])"  # case class toString, MetadataPartitions.scala@2.8.0:64
+_UMR = ("UpdateMetadataRequestData(controllerId=1, controllerEpoch=5, brokerEpoch=-1, ungroupedPartitionStates=[], "
+        "topicStates=[], liveBrokers=[])")  # AbstractRequest.toString = data().toString(), AbstractRequest.java@2.8.0:114
+SIX_TEMPLATES = [
+    # core/src/main/scala/kafka/controller/KafkaController.scala@3.9.0-rc3:1446 (same text @1.0.0:1544)
+    (line("[Controller id=1] Mark replicas orders-7,orders-8 on broker 3 as offline", level="INFO"),
+     "offline_replicas_marked", {"target_broker": 3}),
+    # core/src/main/scala/kafka/migration/MigrationPropagatorBatch.scala@3.9.0-rc3:61 (@3.4.0:61)
+    (line("[Controller id=3000] Found orders-7,orders-8 on broker 3 as offline", level="ERROR"),
+     "offline_replicas_marked", {"target_broker": 3, "controller_id": 3000}),
+    # core/src/main/scala/kafka/server/metadata/RaftMetadataCache.scala@2.8.0:360 ("$request.controllerId")
+    (line(f"[Broker id=1] Cached leader info {_MP} in response to UpdateMetadata request sent by controller "
+          f"{_UMR}.controllerId epoch {_UMR}.controllerEpoch with correlation id 42"),
+     "broker_metadata_cached", {"topic": "orders", "partition": 7, "leader": 3, "isr": [3, 1]}),
+    # core/src/main/scala/kafka/server/RaftReplicaManager.scala@2.8.0:218
+    (line("[Broker id=1] Metadata batch 1234: 2 local partition(s) changed, 1 local partition(s) removed.", level="INFO"),
+     "kraft_partitions_transitioning", {"broker": 1}),
+    # RaftReplicaManager.scala@2.8.0:223 and :226
+    (line(f"[Broker id=1] Metadata batch 1234: locally changed: {_MP}"), "kraft_partition_change", {"leader": 3}),
+    (line(f"[Broker id=1] Metadata batch 1234: locally removed: {_MP}"), "kraft_partition_change", {"topic": "orders"}),
+]
+
+
+@pytest.mark.parametrize("kafka_version", ["1.0", "2.4", "2.8", "3.5", "3.9-kraft", None])
+@pytest.mark.parametrize("raw, event_type, fields", SIX_TEMPLATES, ids=lambda v: v[:40] if isinstance(v, str) else None)
+def test_the_six_state_change_templates_are_typed_in_every_dialect(raw, event_type, fields, kafka_version):
+    for use_lark in (False, True):
+        (event,) = parse_file(text(raw), "state-change.log", ParseOptions(kafka_version=kafka_version, use_lark=use_lark)).events
+        assert event["event_type"] == event_type, (kafka_version, use_lark)
+        assert {k: event[k] for k in fields} == fields
