@@ -132,7 +132,7 @@ def _already_read(given: str, named: list[tuple[object, InputFile]], found: dict
 def _local_files(qualified, given: str, note) -> list[tuple[object, InputFile]]:
     """(identity, file) of a local file, or of the log files under a local directory: walked in
     name order, following symbolic links, skipping (with a note) a link back to a directory on the
-    current path, a directory already walked through another link, and a broken link."""
+    current path, a directory already walked through another link, and a link that leads nowhere."""
     root = qualified.toUri().getPath()
 
     def make(path: str, info: os.stat_result) -> tuple[object, InputFile]:
@@ -159,8 +159,8 @@ def _local_files(qualified, given: str, note) -> list[tuple[object, InputFile]]:
         for entry in entries:
             try:
                 info = os.stat(entry.path)  # follows symbolic links
-            except OSError:
-                note(f"skipped {shown(entry.path)}: broken symbolic link")
+            except OSError as err:  # a link to nothing, or to itself
+                note(f"skipped {shown(entry.path)}: cannot follow it ({err.strerror})")
                 continue
             if stat.S_ISDIR(info.st_mode):
                 key = (info.st_dev, info.st_ino)

@@ -91,11 +91,13 @@ def test_a_symbolic_link_loop_is_skipped_with_a_note(spark, tmp_path):
     (logs / "broker-1" / "controller.log").write_bytes(text(BROKER_CHANGE_22))
     (logs / "broker-1" / "back-up").symlink_to("..")  # a loop: broker-1/back-up/broker-1/back-up/...
     (logs / "self").symlink_to(".")
+    (logs / "gone.log").symlink_to("missing")  # a link that leads nowhere
     notes: list[str] = []
     files = _within(60, lambda: discover(spark, [str(logs)], notes))
     assert [f.display for f in files] == [str(logs / "broker-1" / "controller.log")]
     assert sorted(notes) == [
         f"skipped {logs / 'broker-1' / 'back-up'}: symbolic link loop (back to {logs})",
+        f"skipped {logs / 'gone.log'}: cannot follow it (No such file or directory)",
         f"skipped {logs / 'self'}: symbolic link loop (back to {logs})",
     ]
 
