@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from kafka_forensics.jobs.simulator.scale import run_scale
+from kafka_forensics.simulator.scale import run_scale
 
 STAGES = ("parse", "replay", "check", "report", "merge")
 CALIBRATION_PARTITIONS = 400
@@ -58,7 +58,7 @@ def generate(out: Path, lines: int, args) -> tuple[object, int]:
     finally:
         shutil.rmtree(probe, ignore_errors=True)
     per_partition = small.lines / CALIBRATION_PARTITIONS
-    partitions = max(args.brokers, int(round(lines / per_partition)))
+    partitions = max(args.brokers, round(lines / per_partition))
     topics = max(1, min(args.topics, partitions // 10))
     return run_scale(out, kafka_version=args.kafka_version, brokers=args.brokers, topics=topics,
                      partitions=partitions, failovers=args.failovers, seed=args.seed), partitions
@@ -120,7 +120,7 @@ def main(argv=None) -> int:
     if unknown:
         ap.error(f"unknown stage(s): {', '.join(sorted(unknown))}")
 
-    from kafka_forensics.jobs.options import parse_conf
+    from kafka_forensics.cli.options import parse_conf
     from kafka_forensics.jobs.spark_session import build_session
 
     spark = build_session(args.master, parse_conf(tuple(args.conf)))

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from kafka_forensics.jobs.simulator.scale import run_scale
+from kafka_forensics.simulator.scale import run_scale
 
 
 def main(argv=None) -> int:

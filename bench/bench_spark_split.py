@@ -21,7 +21,6 @@ per-task start-up does not dominate.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile

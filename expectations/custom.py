@@ -20,9 +20,10 @@ from typing import ClassVar, Union
 from great_expectations.core.suite_parameters import SuiteParameterDict
 from great_expectations.expectations import UnexpectedRowsExpectation
 
-from kafka_forensics.statemachines.cluster import ACTING_TYPES
+from kafka_forensics.replay.cluster import ACTING_TYPES
+from kafka_forensics.statemachines.states import PartitionState as P
 from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE, NO_LEADER
-from kafka_forensics.statemachines.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11
+from kafka_forensics.replay.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11
 
 from . import views
 from .legality import KRAFT_DIALECT, STATE_CHANGE_EVENT_TYPES, dialect_sql, entity_sql
@@ -55,7 +56,7 @@ class KafkaRowsExpectation(UnexpectedRowsExpectation):
 
     # Fixed per class; overriding the field's default keeps the query out of every call site.
     unexpected_rows_query: Union[str, SuiteParameterDict]
-    rule: ClassVar[str] = ""  # the replay rule (statemachines/findings.py RULES) this expectation mirrors
+    rule: ClassVar[str] = ""  # the replay rule (replay/findings.py RULES) this expectation mirrors
 
     def _validate(self, metrics: dict, runtime_configuration: dict | None = None, execution_engine=None):
         rows = metrics["unexpected_rows_query.table"] or []
@@ -112,10 +113,10 @@ class ExpectTimestampsToBeParsed(KafkaRowsExpectation):
     ``ts`` would drop the line out of every time-ordered check. Checks the events table directly."""
 
     description: str = "Every logged timestamp was parsed (`ts_raw` present implies `ts` present)."
-    unexpected_rows_query: Union[str, SuiteParameterDict] = f"""
+    unexpected_rows_query: Union[str, SuiteParameterDict] = """
         SELECT topic, partition, replica, ts_raw AS ts, concat(source_file, ':', line_no) AS evidence,
                concat('timestamp text ', ts_raw, ' was not parsed') AS detail
-        FROM {{batch}}
+        FROM {batch}
         WHERE ts_raw IS NOT NULL AND ts IS NULL
         ORDER BY source_file, line_no"""
 
@@ -225,7 +226,7 @@ def _epoch_query(column: str, label: str) -> str:
     partition incarnation (a NewPartition/NonExistentPartition interval starts a new one)."""
     return f"""
         WITH inc AS (
-          SELECT *, sum(CASE WHEN state IN ('NewPartition', 'NonExistentPartition') THEN 1 ELSE 0 END)
+          SELECT *, sum(CASE WHEN state IN ('{P.NewPartition.value}', '{P.NonExistentPartition.value}') THEN 1 ELSE 0 END)
                       OVER (PARTITION BY cluster, topic, partition ORDER BY seq) AS kf_incarnation
           FROM {{batch}}),
         w AS (
@@ -407,7 +408,7 @@ class ExpectNoConcurrentControllers(KafkaRowsExpectation):
 
     @classmethod
     def with_skew(cls, skew_seconds: float, **kwargs) -> "ExpectNoConcurrentControllers":
-        millis = str(int(round(skew_seconds * 1000)))
+        millis = str(round(skew_seconds * 1000))
         return cls(unexpected_rows_query=_CONCURRENT_QUERY.replace("SKEW_MS", millis), **kwargs)
 
 

@@ -1,21 +1,20 @@
 """The legal state names and transitions per log dialect, as small tables the suites join against.
 
-Everything here is *derived* from ``statemachines`` (``rules_for`` per release, the dialect's
-release range from ``version_ranges``): the suites hold no second copy of Kafka's rules. A line
-is judged against every release its dialect may have come from, and a name or a transition is
-legal if *some* release in that range accepts it (the same "illegal only if every release
-forbids it" stance the replay takes, ``statemachines/version_ranges.py``). KRaft lines are not
-judged: a KRaft controller has no partition/replica state machines.
+Everything here is *derived* from ``statemachines.legality`` (the one legality answer, over the
+dialect's release range from ``core.eras``): the suites hold no second copy of Kafka's rules. A
+line is judged against every release its dialect may have come from, and a name or a transition
+is legal if *some* release in that range accepts it (the same "illegal only if every release
+forbids it" stance the replay takes). KRaft lines are not judged: a KRaft controller has no
+partition/replica state machines.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from kafka_forensics.parsers.dialects import AUTO, DIALECTS
-from kafka_forensics.statemachines.machine import rules_for
+from kafka_forensics.core.eras import AUTO, DIALECTS, KRAFT_DIALECT, range_for_dialect
+from kafka_forensics.statemachines.legality import legal_transitions, states_in
 from kafka_forensics.statemachines.states import Entity
-from kafka_forensics.statemachines.version_ranges import KRAFT_DIALECT, range_for_dialect
 
 # event types whose from_state/to_state belong to one state machine
 STATE_CHANGE_EVENT_TYPES: dict[str, str] = {
@@ -32,25 +31,16 @@ def judged_dialects() -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def legal_transition_rows() -> tuple[tuple[str, str, str, str], ...]:
     """``(dialect, entity, from_state, to_state)`` for every transition some release of the dialect allows."""
-    rows: set[tuple[str, str, str, str]] = set()
-    for dialect in judged_dialects():
-        for version in range_for_dialect(dialect).checkpoints():
-            rules = rules_for(version)
-            for entity in Entity:
-                for to_state, previous in rules.table(entity).items():
-                    rows.update((dialect, entity.value, p.value, to_state.value) for p in previous)
+    rows = {(dialect, entity.value, src.value, dst.value)
+            for dialect in judged_dialects() for entity, src, dst in legal_transitions(range_for_dialect(dialect))}
     return tuple(sorted(rows))
 
 
 @lru_cache(maxsize=1)
 def era_state_rows() -> tuple[tuple[str, str, str], ...]:
     """``(dialect, entity, state)`` for every state name that exists in some release of the dialect."""
-    rows: set[tuple[str, str, str]] = set()
-    for dialect in judged_dialects():
-        for version in range_for_dialect(dialect).checkpoints():
-            rules = rules_for(version)
-            for entity in Entity:
-                rows.update((dialect, entity.value, s.value) for s in rules.states(entity))
+    rows = {(dialect, entity.value, state.value)
+            for dialect in judged_dialects() for entity, state in states_in(range_for_dialect(dialect))}
     return tuple(sorted(rows))
 
 

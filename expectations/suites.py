@@ -18,12 +18,12 @@ from typing import Mapping
 import great_expectations.expectations as gxe
 from great_expectations.expectations.expectation import Expectation
 
-from kafka_forensics.parsers.schema import EVENT_COLUMNS
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS, FINDINGS, PARTITION_TIMELINE
 
 from . import custom
 
 SUITES = ("events", "timelines", "failover")
-SUITE_TABLES = {"events": "events", "timelines": "partition_timeline", "failover": "findings"}
+SUITE_TABLES = {"events": EVENTS, "timelines": PARTITION_TIMELINE, "failover": FINDINGS}  # suite -> table it validates
 # log4j levels the header grammar accepts (parsers/grammar/header.lark, LEVEL)
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 NOT_NULL = ("source_file", "line_no", "event_type")

@@ -11,23 +11,21 @@ from typing import Mapping
 
 from pyspark.sql import DataFrame, SparkSession
 
+from kafka_forensics.core import tables
+
 from .legality import era_state_rows, legal_transition_rows
 
-EVENTS = "kf_events"
-QUARANTINE = "kf_quarantine"
-FILES = "kf_files"
-PARTITION_TIMELINE = "kf_partition_timeline"
-REPLICA_TIMELINE = "kf_replica_timeline"
-CONTROLLERS = "kf_controllers"
-BROKERS = "kf_brokers"
-FINDINGS = "kf_findings"
+TABLE_VIEWS = {name: f"kf_{name}" for name in tables.TABLES}  # table -> its view
+EVENTS = TABLE_VIEWS[tables.EVENTS]
+QUARANTINE = TABLE_VIEWS[tables.QUARANTINE]
+FILES = TABLE_VIEWS[tables.FILES]
+PARTITION_TIMELINE = TABLE_VIEWS[tables.PARTITION_TIMELINE]
+REPLICA_TIMELINE = TABLE_VIEWS[tables.REPLICA_TIMELINE]
+CONTROLLERS = TABLE_VIEWS[tables.CONTROLLERS]
+BROKERS = TABLE_VIEWS[tables.BROKERS]
+FINDINGS = TABLE_VIEWS[tables.FINDINGS]
 LEGAL_TRANSITIONS = "kf_legal_transitions"
 ERA_STATES = "kf_era_states"
-
-TABLE_VIEWS = {
-    "events": EVENTS, "quarantine": QUARANTINE, "files": FILES, "partition_timeline": PARTITION_TIMELINE,
-    "replica_timeline": REPLICA_TIMELINE, "controllers": CONTROLLERS, "brokers": BROKERS, "findings": FINDINGS,
-}
 
 
 def register_views(spark: SparkSession, tables: Mapping[str, DataFrame]) -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from kafka_forensics.parsers.errors import InputError
-from kafka_forensics.statemachines.findings import SEVERITIES
+from kafka_forensics.core.errors import InputError
+from kafka_forensics.core.verdict import Verdict
+from kafka_forensics.replay.findings import SEVERITIES
 
 STAGES = ("parse", "replay", "check", "report")
 Progress = Callable[[str, str, dict], None]  # (stage, "start" | "done", counts)
@@ -28,7 +29,7 @@ class AnalyzeResult:
     report_path: str
     parse: Any = None  # ParseSummary
     replay: Any = None  # ReplaySummary
-    verdict: Any = None  # check_job.Verdict
+    verdict: Optional[Verdict] = None
     report: Any = None  # report_job.ReportSummary
     window: tuple = (None, None)  # first and last timestamp of the events (UTC)
     controllers: list[dict] = field(default_factory=list)  # per cluster: epochs, controller ids, failovers
@@ -87,6 +88,7 @@ def run_analyze(spark: SparkSession, inputs: list[str], out_dir: str, report_pat
 def summarize(spark: SparkSession, result: AnalyzeResult, top_findings: int = 5) -> None:
     """Window, controllers and failovers, findings by severity and the most severe ones (all bounded)."""
     from .replay_job import collect_arrow
+    from .replay_job import top_findings as top_findings_of
 
     out = result.out_dir
     span = collect_arrow(spark.read.parquet(f"{out}/events").agg(F.min("ts").alias("first"), F.max("ts").alias("last")))
@@ -101,11 +103,7 @@ def summarize(spark: SparkSession, result: AnalyzeResult, top_findings: int = 5)
     findings = spark.read.parquet(f"{out}/findings")
     counts = {r["severity"]: r["count"] for r in collect_arrow(findings.groupBy("severity").count())}
     result.by_severity = {s: int(counts[s]) for s in SEVERITIES if counts.get(s)}
-    rank = F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity"))
-    result.top_findings = collect_arrow(
-        findings.withColumn("_rank", rank).orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
-        .select("rule", "severity", "topic", "partition", "replica", "controller_epoch", "ts", "summary", "evidence")
-        .limit(top_findings)) if top_findings else []
+    result.top_findings = top_findings_of(spark, out, top_findings) if top_findings else []
 
 
 __all__ = ["AnalyzeResult", "STAGES", "run_analyze", "summarize"]

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from importlib import resources
 from typing import Any, Optional
 
-from kafka_forensics.parsers.errors import UsageError
+from kafka_forensics.core.errors import UsageError
 
 DEFAULT_CONFIG = "default_check.toml"
 _SEVERITIES = ("critical", "warning", "info")

@@ -18,56 +18,27 @@ cluster modes lose the driver's exit code.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
 import shutil
 import tempfile
 import uuid
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
 from pyspark.sql import DataFrame, SparkSession
 
-from kafka_forensics.parsers.errors import InputError, JobError, KafkaForensicsError
+from kafka_forensics.core.tables import TABLES
+from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
+
+from kafka_forensics.core.verdict import VERDICT, Verdict
 
 from .check_config import CheckConfig, load_check_config
 from .fs import path_exists, write_text
 from .spark_errors import short_error
 
-VERDICT = "verdict.json"
-VERDICT_VERSION = 1
-REPLAY_TABLES = ("events", "quarantine", "files", "partition_timeline", "replica_timeline", "controllers", "brokers",
-                 "findings")
 
-
-@dataclass
-class Verdict:
-    """What a scheduler acts on. ``exit_code``: 0 passed, 1 expectations failed, 2 input/config error, 3 bug."""
-
-    passed: bool
-    exit_code: int
-    out_dir: str
-    error: Optional[str] = None
-    failed_expectations: list[str] = field(default_factory=list)  # "suite.expectation" that fail the check
-    warnings: list[str] = field(default_factory=list)  # failed, but with a severity that does not fail it
-    suites: dict[str, Any] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    findings_by_rule: dict[str, Any] = field(default_factory=dict)
-    thresholds: dict[str, Any] = field(default_factory=dict)
-    inputs: dict[str, Any] = field(default_factory=dict)
-    versions: dict[str, str] = field(default_factory=dict)
-    outputs: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"verdict_version": VERDICT_VERSION, "passed": self.passed, "exit_code": self.exit_code,
-                "error": self.error, "failed_expectations": self.failed_expectations, "warnings": self.warnings,
-                "suites": self.suites, "counts": self.counts, "findings_by_rule": self.findings_by_rule,
-                "thresholds": self.thresholds, "inputs": self.inputs, "versions": self.versions,
-                "out_dir": self.out_dir, "outputs": self.outputs}
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, sort_keys=False, ensure_ascii=False, default=str) + "\n"
 
 
 # ---- files ------------------------------------------------------------------------------------------
@@ -187,7 +158,7 @@ def _summarise_suite(suite: str, result: dict, config: CheckConfig) -> tuple[dic
 
 # ---- the job ----------------------------------------------------------------------------------------
 def require_replay_tables(spark: SparkSession, out_dir: str) -> None:
-    missing = [t for t in REPLAY_TABLES if not path_exists(spark, f"{out_dir}/{t}")]
+    missing = [t for t in TABLES if not path_exists(spark, f"{out_dir}/{t}")]
     if missing or not path_exists(spark, f"{out_dir}/replay_summary.json"):
         what = ", ".join(missing) if missing else "replay_summary.json"
         raise InputError(f"{out_dir} holds no complete replay output (missing {what}): run "
@@ -197,7 +168,7 @@ def require_replay_tables(spark: SparkSession, out_dir: str) -> None:
 def _load_tables(spark: SparkSession, out_dir: str) -> dict[str, DataFrame]:
     from pyspark import StorageLevel
 
-    return {t: spark.read.parquet(f"{out_dir}/{t}").persist(StorageLevel.MEMORY_AND_DISK) for t in REPLAY_TABLES}
+    return {t: spark.read.parquet(f"{out_dir}/{t}").persist(StorageLevel.MEMORY_AND_DISK) for t in TABLES}
 
 
 def _run_suites(spark: SparkSession, out_dir: str, config: CheckConfig, tables: dict[str, DataFrame],
@@ -273,10 +244,8 @@ def run_check(spark: SparkSession, out_dir: str, config: Optional[CheckConfig] =
         return verdict
     except BaseException as err:
         if not isinstance(err, KeyboardInterrupt):
-            try:
+            with contextlib.suppress(Exception):  # the original error is the one to report
                 write_verdict(spark, error_verdict(out_dir, err, config, inputs_info, spark))
-            except Exception:  # noqa: BLE001 - the original error is the one to report
-                pass
         raise
     finally:
         if tables:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
-from kafka_forensics.parsers.errors import InputError
+from kafka_forensics.core.errors import InputError
 
 # Kafka's appenders (config/log4j.properties, log4j2.yaml) and rotated names
 # (DailyRollingFileAppender '.'yyyy-MM-dd-HH), .gz, and 4.0.0's misnamed "stage-change.log".

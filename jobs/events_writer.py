@@ -25,8 +25,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql import SparkSession
 
-from kafka_forensics.parsers.errors import UsageError
-from kafka_forensics.parsers.schema import EVENTS_SCHEMA
+from kafka_forensics.core.errors import UsageError
+from kafka_forensics.core.tables import EVENTS_SCHEMA
 
 WRITER_CONF = "spark.kafka_forensics.events_writer"  # auto (default) | arrow | spark
 ROW_GROUP_ROWS = 131_072

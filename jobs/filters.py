@@ -30,8 +30,8 @@ from typing import Optional
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from kafka_forensics.parsers.errors import UsageError
-from kafka_forensics.statemachines.cluster import CLUSTER_EVENT_TYPES
+from kafka_forensics.core.errors import UsageError
+from kafka_forensics.replay.cluster import CLUSTER_EVENT_TYPES
 
 KAFKA_TIME_FORMAT = "yyyy-MM-dd HH:mm:ss,SSS"
 _KAFKA_TIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:[,.](\d{1,6}))?)?$")

@@ -22,7 +22,7 @@ import os
 import re
 from typing import Callable, Iterator, Optional
 
-from kafka_forensics.parsers.errors import InputError, UsageError
+from kafka_forensics.core.errors import InputError, UsageError
 from kafka_forensics.parsers.reader import read_lines
 
 TOPIC_PARTITION = re.compile(r"\[([a-zA-Z0-9._-]+),( )*([0-9]+)\]")  # Topic.LEGAL_CHARS = "[a-zA-Z0-9._-]"

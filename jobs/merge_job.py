@@ -25,10 +25,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from kafka_forensics.parsers.errors import InputError, UsageError
+from kafka_forensics.core.errors import InputError, UsageError
 from kafka_forensics.parsers.reader import read_lines
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-from kafka_forensics.parsers.schema import EVENT_COLUMNS
+from kafka_forensics.core.tables import EVENT_COLUMNS
 
 from .discovery import discover
 from .filters import EventFilter, apply_strict
@@ -115,7 +115,7 @@ def merge_frame(spark: SparkSession, inputs: list[str], parse_options: ParseOpti
     records = apply_strict(raw.mapInArrow(run, from_arrow_schema(MERGE_SCHEMA)), options.event_filter)
     offset_us = F.lit(0)
     for broker, seconds in sorted(options.clock_offsets.items()):
-        offset_us = F.when(F.col("broker") == broker, F.lit(int(round(seconds * 1_000_000)))).otherwise(offset_us)
+        offset_us = F.when(F.col("broker") == broker, F.lit(round(seconds * 1_000_000))).otherwise(offset_us)
     keyed = records.withColumn("sort_us", F.unix_micros("ts") + offset_us)
     order = (F.col("sort_us").asc_nulls_last(), F.col("source_file"), F.col("line_no"))
     ranges = keyed.repartitionByRange(sort_partitions(spark, files), *order)

@@ -25,10 +25,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from kafka_forensics.parsers.errors import InputError, JobError, KafkaForensicsError
+from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
 from kafka_forensics.parsers.gc_pause import cyclic_gc_paused
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-from kafka_forensics.parsers.schema import EVENT_COLUMNS, EVENTS_SCHEMA, FILE_COUNTS
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA, FILE_COUNTS, PARSE_TABLES
 
 from .discovery import InputFile, discover
 from .events_writer import finish, local_events_dir, write_events
@@ -173,7 +173,7 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
         # (a file is parsed start to end in one task) and concurrent writers keep that order.
         (parse_to_frames(spark, files, options, direct).write.mode("overwrite")
          .option("maxRecordsPerFile", 0).partitionBy(ROW_KIND).parquet(staging))
-        for table in ("events", "quarantine", "files"):
+        for table in PARSE_TABLES:
             delete_path(spark, f"{out_dir}/{table}")
         events_path = f"{staging}/{ROW_KIND}={EVENT}" if direct is None else staging_events
         if (path_exists(spark, events_path) if direct is None else finish(direct)):

@@ -7,7 +7,7 @@
    is broadcast. Their size grows with controller/broker events, not with partitions or lines.
 2. Partition stage: the events of each (cluster, topic, partition) are brought together with
    ``repartition`` + ``sortWithinPartitions`` and replayed in a Python worker (``mapInArrow``) by
-   ``statemachines.replay``: ordered by controller epoch, then time, then (file, line) - see
+   ``replay.partition``: ordered by controller epoch, then time, then (file, line) - see
    ``statemachines.ordering`` for how clock skew between brokers is contained. Replicas are
    replayed inside their partition's group, because a replica's story depends on its partition.
 3. Refusals for a stale controller epoch carry no partition; they are grouped the same way by
@@ -28,22 +28,26 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from kafka_forensics.parsers.errors import JobError, KafkaForensicsError, UsageError
-from kafka_forensics.statemachines.cluster import (
+from kafka_forensics.core.errors import JobError, KafkaForensicsError, UsageError
+from kafka_forensics.replay.cluster import (
     ACTING_TYPES, ClusterContext, build_cluster_context,
 )
-from kafka_forensics.statemachines.findings import SEVERITIES
-from kafka_forensics.statemachines.replay import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
-from kafka_forensics.statemachines.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
-from kafka_forensics.statemachines.version_ranges import range_for_version_text
+from kafka_forensics.replay.findings import SEVERITIES
+from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
+from kafka_forensics.replay.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
+from kafka_forensics.core.tables import (
+    BROKERS_SCHEMA,
+    CONTROLLERS_SCHEMA,
+    FINDINGS,
+    FINDINGS_SCHEMA,
+    PARTITION_TIMELINE_SCHEMA,
+    REPLICA_TIMELINE_SCHEMA,
+)
+from kafka_forensics.core.versions import read_kafka_version
 
 from .filters import EventFilter, apply_place, apply_time
 from .fs import write_text
 from .replay_kraft import cluster_rows_filter, prepare_metadata_events
-from .replay_tables import (
-    BROKERS_SCHEMA, CONTROLLERS_SCHEMA, FINDINGS_SCHEMA, PARTITION_TIMELINE_SCHEMA, REPLAY_OUTPUT_SCHEMA,
-    REPLICA_TIMELINE_SCHEMA, ROW_KIND,
-)
 from .spark_errors import short_error
 
 BATCH_ROWS = 4096
@@ -55,6 +59,23 @@ _REPLAY_COLUMNS = ("cluster", "source_file", "line_no", "broker", "ts", "level",
                    "message", "stack")
 _TEXT_TYPES = ("partition_state_change_failed", "replica_state_change_failed", "no_replica_alive", "live_brokers")
 _STALE_TYPES = ("stale_controller_epoch_rejected", "controller_response")
+
+# The Python workers emit the three replay tables in one Arrow stream, told apart by ROW_KIND.
+ROW_KIND = "row_kind"
+
+
+def _unified() -> pa.Schema:
+    fields = [pa.field(ROW_KIND, pa.string())]
+    seen = {ROW_KIND}
+    for schema in (PARTITION_TIMELINE_SCHEMA, REPLICA_TIMELINE_SCHEMA, FINDINGS_SCHEMA):
+        for f in schema:
+            if f.name not in seen:
+                seen.add(f.name)
+                fields.append(f)
+    return pa.schema(fields)
+
+
+REPLAY_OUTPUT_SCHEMA = _unified()  # what the Python workers emit: the three tables in one stream
 
 
 @dataclass(frozen=True)
@@ -100,7 +121,7 @@ class ReplayFrames:
 
 def validate_options(options: ReplayOptions) -> None:
     if options.kafka_version:
-        range_for_version_text(options.kafka_version)  # UnknownKafkaVersionError (exit 2)
+        read_kafka_version(options.kafka_version)  # UnknownKafkaVersionError (exit 2)
     if options.cluster_from_path:
         try:
             rx = re.compile(options.cluster_from_path)
@@ -138,6 +159,16 @@ def collect_arrow(df: DataFrame) -> list[dict]:
     """Collect a small result through Arrow: timestamps stay UTC-aware (``collect()`` would turn them
     into naive datetimes in the driver's local time zone)."""
     return df.toArrow().to_pylist()
+
+
+def top_findings(spark: SparkSession, out_dir: str, n: int) -> list[dict]:
+    """The ``n`` most severe findings of a replay output (then earliest, then by id): what the CLI prints."""
+    rank = F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity"))
+    return collect_arrow(spark.read.parquet(f"{out_dir}/{FINDINGS}").withColumn("_rank", rank)
+                         .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
+                         .select("rule", "severity", "topic", "partition", "replica", "controller_epoch", "ts", "summary",
+                                 "evidence")
+                         .limit(n))
 
 
 def build_contexts(events: DataFrame, options: ReplayOptions) -> dict[str, ClusterContext]:
@@ -379,5 +410,5 @@ class arrow_batches:
 
 
 __all__ = ["ReplayFrames", "ReplayOptions", "ReplaySummary", "arrow_batches", "build_contexts", "collect_arrow",
-           "replay_events", "replay_frames", "run_replay", "sorted_findings", "validate_options", "with_cluster",
+           "replay_events", "replay_frames", "run_replay", "sorted_findings", "top_findings", "validate_options", "with_cluster",
            "write_replay"]

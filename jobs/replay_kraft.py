@@ -12,7 +12,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from kafka_forensics.statemachines.cluster import CLUSTER_EVENT_TYPES, OFFSET_GAP_ATTR
+from kafka_forensics.replay.cluster import CLUSTER_EVENT_TYPES, OFFSET_GAP_ATTR
 
 
 def cluster_rows_filter() -> Column:

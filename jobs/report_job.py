@@ -19,23 +19,25 @@ from typing import Optional
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from kafka_forensics.parsers.errors import InputError, JobError, KafkaForensicsError
+from kafka_forensics.core.tables import QUARANTINE, TABLES
+from kafka_forensics.core.verdict import VERDICT, VerdictSummary, summarize_verdict
+from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
 from kafka_forensics.reports.figures import OTHER_TYPES
 from kafka_forensics.reports.html import render_report
 from kafka_forensics.reports.model import (
     BrokerInterval, ControllerEpoch, Count, EvidenceLine, FindingRow, PartitionMark, PartitionStory, RateSeries,
-    Reconciliation, ReportData, StateInterval, SuiteVerdict, TransitionCell, TransitionMatrix, Verdict,
+    Reconciliation, ReportData, StateInterval, TransitionCell, TransitionMatrix,
 )
-from kafka_forensics.statemachines.findings import RULES, SEVERITIES
-from kafka_forensics.statemachines.machine import is_valid_transition
-from kafka_forensics.statemachines.states import PartitionState, ReplicaState
-from kafka_forensics.statemachines.version_ranges import range_for_dialect
+from kafka_forensics.replay.findings import RULES, SEVERITIES
+from kafka_forensics.statemachines.legality import is_forbidden
+from kafka_forensics.statemachines.states import PartitionState, ReplicaState, UnknownStateError
+from kafka_forensics.core.eras import range_for_dialect
 
 from .fs import path_exists, write_text
 from .replay_job import collect_arrow
 from .spark_errors import short_error
 
-REQUIRED_TABLES = ("events", "files", "partition_timeline", "replica_timeline", "controllers", "brokers", "findings")
+REQUIRED_TABLES = tuple(t for t in TABLES if t != QUARANTINE)  # quarantine: shown when present
 MAX_FINDINGS = 500
 EVIDENCE_LIMIT = 5  # evidence lines shown per finding
 EVIDENCE_TEXT_CHARS = 500  # of each evidence line (message + the start of its stack trace)
@@ -324,14 +326,17 @@ def _partition_stories(timeline: DataFrame, replicas: DataFrame, findings: DataF
     stories = []
     for r in chosen:
         key = (r["cluster"], r["topic"], r["partition"])
-        mine = lambda rows: [x for x in rows if (x["cluster"], x["topic"], x["partition"]) == key]  # noqa: E731
         stories.append(PartitionStory(
             cluster=key[0] or "", topic=key[1], partition=key[2], findings=int(r["n_findings"]),
-            intervals=tuple(_interval(x) for x in mine(p_rows)), intervals_total=int(r["n_intervals"]),
-            replica_intervals=tuple(_interval(x) for x in mine(r_rows)), replica_intervals_total=r_totals.get(key, 0),
+            intervals=tuple(_interval(x) for x in _of_partition(p_rows, key)), intervals_total=int(r["n_intervals"]),
+            replica_intervals=tuple(_interval(x) for x in _of_partition(r_rows, key)), replica_intervals_total=r_totals.get(key, 0),
             marks=tuple(PartitionMark(ts=m["ts"], severity=m["severity"], rule=m["rule"], summary=m["summary"] or "")
-                        for m in mine(marks))))
+                        for m in _of_partition(marks, key))))
     return stories, total
+
+
+def _of_partition(rows: list[dict], key: tuple) -> list[dict]:
+    return [x for x in rows if (x["cluster"], x["topic"], x["partition"]) == key]
 
 
 def _interval(r: dict) -> StateInterval:
@@ -368,16 +373,11 @@ def _matrices(events: DataFrame) -> list[TransitionMatrix]:
 
 
 def _illegal_in_era(entity: str, dialect: Optional[str], from_state: str, to_state: str) -> bool:
-    """Illegal if every release the line's dialect admits forbids it (statemachines.version_ranges)."""
-    vrange = range_for_dialect(dialect)
-    if vrange.kraft:
-        return False
+    """Illegal if every release the line's dialect admits forbids it (statemachines.legality)."""
     try:
-        return vrange.in_all(lambda v: not is_valid_transition(entity, from_state, to_state, v))
-    except KafkaForensicsError:
+        return is_forbidden(entity, from_state, to_state, range_for_dialect(dialect))
+    except UnknownStateError:
         return False  # a state name no Kafka has: the parser would not type it; never mark it
-    except ValueError:
-        return False
 
 
 def bucket_seconds_for(start: Optional[datetime], end: Optional[datetime]) -> int:
@@ -387,7 +387,7 @@ def bucket_seconds_for(start: Optional[datetime], end: Optional[datetime]) -> in
     for step in _BUCKET_STEPS:
         if span / step <= MAX_BUCKETS:
             return step
-    return int(math.ceil(span / MAX_BUCKETS / 86400.0)) * 86400
+    return math.ceil(span / MAX_BUCKETS / 86400.0) * 86400
 
 
 def _rates(events: DataFrame, start, end) -> tuple[int, list[RateSeries], int]:
@@ -422,80 +422,16 @@ def _quarantine(quarantine: DataFrame) -> tuple[list[Count], int, int]:
 
 
 # ---- the expectations' verdict (written by the check job; shape tolerated loosely) --------------
-def read_verdict(spark: SparkSession, out_dir: str) -> Verdict:
-    path = f"{out_dir}/verdict.json"
+def read_verdict(spark: SparkSession, out_dir: str) -> VerdictSummary:
+    path = f"{out_dir}/{VERDICT}"
     if not path_exists(spark, path):
-        return Verdict(status="not run")
+        return VerdictSummary(status="not run")
     try:
         rows = spark.read.text(path, wholetext=True).collect()
         doc = json.loads(rows[0][0]) if rows else None
     except Exception as err:  # unreadable JSON must not cost the on-call engineer the whole report
-        return Verdict(status="unreadable", note=f"verdict.json: {short_error(err, 300)}")
-    return verdict_from_json(doc)
+        return VerdictSummary(status="unreadable", note=f"verdict.json: {short_error(err, 300)}")
+    return summarize_verdict(doc)
 
 
-def verdict_from_json(doc) -> Verdict:
-    """Pass/fail and per-suite counts from whatever shape the check job wrote."""
-    if not isinstance(doc, dict):
-        return Verdict(status="unreadable", note="verdict.json is not a JSON object")
-    passed = _passed_of(doc)
-    suites_doc = next((doc[k] for k in ("suites", "results", "suite_results", "per_suite") if k in doc), None)
-    suites: list[SuiteVerdict] = []
-    if isinstance(suites_doc, dict):
-        items = list(suites_doc.items())
-    elif isinstance(suites_doc, list):
-        items = [(str(s.get("suite") or s.get("name") or s.get("suite_name") or n), s) if isinstance(s, dict)
-                 else (str(n), s) for n, s in enumerate(suites_doc)]
-    else:
-        items = []
-    for name, s in items[:100]:
-        if isinstance(s, dict):
-            suites.append(SuiteVerdict(name=str(name), passed=_passed_of(s),
-                                       evaluated=_int_of(s, ("evaluated", "evaluated_expectations", "total",
-                                                             "expectations", "count")),
-                                       failed=_int_of(s, ("failed", "unsuccessful", "unsuccessful_expectations",
-                                                          "failures"))))
-        elif isinstance(s, bool):
-            suites.append(SuiteVerdict(name=str(name), passed=s, evaluated=None, failed=None))
-    if passed is None and suites and all(s.passed is not None for s in suites):
-        passed = all(s.passed for s in suites)
-    status = "unreadable" if passed is None else ("passed" if passed else "failed")
-    note = None if passed is not None else "verdict.json has no pass/fail field"
-    if isinstance(doc.get("error"), str) and doc["error"]:
-        note = f"the check could not run: {doc['error'][:300]}"
-    return Verdict(status=status, suites=tuple(suites), note=note,
-                   failing=_names(doc.get("failed_expectations")), warnings=_names(doc.get("warnings")))
-
-
-def _names(value) -> tuple[str, ...]:
-    return tuple(str(v) for v in value[:50]) if isinstance(value, list) else ()
-
-
-def _passed_of(doc: dict) -> Optional[bool]:
-    for key in ("passed", "success", "ok"):
-        if isinstance(doc.get(key), bool):
-            return doc[key]
-    for key in ("verdict", "status", "result"):
-        value = doc.get(key)
-        if isinstance(value, str) and value.lower() in ("pass", "passed", "success", "ok", "fail", "failed", "failure"):
-            return value.lower() in ("pass", "passed", "success", "ok")
-    return None
-
-
-def _int_of(doc: dict, keys: tuple[str, ...]) -> Optional[int]:
-    for key in keys:
-        value = doc.get(key)
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int):
-            return value
-        if isinstance(value, list):
-            return len(value)
-    stats = doc.get("statistics")
-    if isinstance(stats, dict):
-        return _int_of(stats, keys)
-    return None
-
-
-__all__ = ["ReportSummary", "build_report", "bucket_seconds_for", "collect_report_data", "read_verdict",
-           "verdict_from_json"]
+__all__ = ["ReportSummary", "build_report", "bucket_seconds_for", "collect_report_data", "read_verdict"]

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Optional
 
 from lark import Lark
 
-from .errors import GrammarError
+from kafka_forensics.core.errors import GrammarError
 from .fields import FIELDS
 
 _HEADER_ROLES = {
@@ -90,7 +91,7 @@ class _Compiler:
 
     def lead_word(self, name: str) -> str | None:
         """First literal word every expansion of a rule starts with (None: starts with a value)."""
-        words = set()
+        words: set[Optional[str]] = set()
         for expansion in self.rules[name]:
             if not expansion:
                 return None
@@ -288,12 +289,12 @@ def match_template(fast: FastGrammar, message: str) -> tuple[str, list[tuple[str
     if bucket is not None:
         m = bucket.regex.match(message)
         if m is not None:
-            rule, roles, numbers = bucket.plan[m.lastindex]
+            rule, roles, numbers = bucket.plan[m.lastindex]  # type: ignore[index]  # a match sets it
             return rule, field_pairs(m, roles, numbers)
     bucket = fast.generic
     if bucket is not None:
         m = bucket.regex.match(message)
         if m is not None:
-            rule, roles, numbers = bucket.plan[m.lastindex]
+            rule, roles, numbers = bucket.plan[m.lastindex]  # type: ignore[index]  # a match sets it
             return rule, field_pairs(m, roles, numbers)
     return None

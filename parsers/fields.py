@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Callable
+from typing import Any, Callable
 
-Columns = dict[str, object]
+Columns = dict[str, Any]
 _INT = re.compile(r"-?\d+")
 
 
@@ -66,7 +66,7 @@ _BROKER_ID = re.compile(r"\(id: (-?\d+)|Node\((-?\d+),|^id:(-?\d+),|^(-?\d+)$")
 def _broker_ref(text: str, out: Columns) -> None:
     m = _BROKER_ID.search(text)
     if m:
-        out["target_broker"] = int(m.group(m.lastindex))  # each branch has exactly one group
+        out["target_broker"] = int(m.group(m.lastindex))  # type: ignore[arg-type]  # each branch has exactly one group
     out.setdefault("attrs", {})["target_broker_ref"] = text
 
 

@@ -15,10 +15,10 @@ from importlib import resources
 from lark import Lark
 from lark.exceptions import GrammarError as LarkGrammarError
 
-from .dialects import AUTO, BY_NAME, DIALECTS
-from .errors import GrammarError, UsageError
+from kafka_forensics.core.eras import AUTO, BY_NAME, DIALECTS
+from kafka_forensics.core.errors import GrammarError, UsageError
 from .layout import parse_layout
-from .versions import parse_version
+from kafka_forensics.core.versions import KafkaVersion
 
 _GRAMMAR_PACKAGE = "kafka_forensics.parsers"
 _SHARED_FILES = ("header.lark", "fields.lark")
@@ -33,8 +33,8 @@ class TemplateSpec:
 
     rule: str
     event_type: str
-    since: tuple[int, ...]
-    until: tuple[int, ...]
+    since: KafkaVersion
+    until: KafkaVersion  # HEAD: still logged on trunk
     kraft_only: bool
     source: str
 
@@ -96,8 +96,8 @@ def grammar_sources() -> GrammarSources:
             spec = TemplateSpec(
                 rule=name,
                 event_type=name.split("__", 1)[0],
-                since=parse_version(directive.group(1)),
-                until=parse_version(directive.group(2)),
+                since=KafkaVersion.parse(directive.group(1)),
+                until=KafkaVersion.parse(directive.group(2)),
                 kraft_only=bool(directive.group(3)),
                 source=filename,
             )

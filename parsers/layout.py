@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import LayoutError
+from kafka_forensics.core.errors import LayoutError
 
 KAFKA_LAYOUT = "[%d] %p %m (%c)%n"
 

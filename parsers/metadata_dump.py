@@ -53,10 +53,11 @@ import functools
 import json
 import re
 import zlib
-from typing import Optional
+from typing import Any, Optional
+
+from kafka_forensics.core.tables import EVENT_COLUMNS
 
 from .reader import GZIP_MAGIC, read_lines, repair_counts
-from .schema import EVENT_COLUMNS
 
 COL = {name: i for i, name in enumerate(EVENT_COLUMNS)}
 LOG_KIND = "metadata"
@@ -138,6 +139,10 @@ class _Position:
     """Where the reader is: file kind (segment or snapshot), current batch, its records left."""
 
     def __init__(self) -> None:
+        self.new_file()
+
+    def new_file(self) -> None:
+        """Forget the previous file's batches (offsets restart with each dumped file)."""
         self.snapshot_end: Optional[int] = None
         self.snapshot_epoch: Optional[int] = None
         self.batch_ts: Optional[int] = None
@@ -149,9 +154,6 @@ class _Position:
         self.prev_last: Optional[int] = None  # lastOffset of the previous batch of this segment
         self.prev_record: Optional[tuple[int, int]] = None  # (offset, line) of the last record emitted
         self.gap_from: Optional[tuple[int, Optional[int]]] = None  # pending: (last offset before, its line)
-
-    def new_file(self) -> None:
-        self.__init__()
 
     def batch(self, m: re.Match) -> None:
         base = int(m["base"])
@@ -170,7 +172,7 @@ class _Position:
 def _record_columns(record: dict, topics: dict[str, str]) -> tuple[str, dict, dict]:
     """(event type, columns, attrs) of one decoded metadata record."""
     rtype = str(record.get("type"))
-    data = record.get("data") if isinstance(record.get("data"), dict) else {}
+    data: dict[str, Any] = record["data"] if isinstance(record.get("data"), dict) else {}
     et = EVENT_TYPES.get(rtype, OTHER)
     cols: dict = {}
     attrs: dict = {"record_type": rtype, "record_version": str(record.get("version"))}
@@ -247,7 +249,7 @@ def parse_metadata_dump(data: bytes, source_file: str, path_broker: Optional[int
 
     def emit(line, et: str, cols: dict, attrs: dict, millis: Optional[int], offset: Optional[int]) -> None:
         nonlocal last_ts
-        row = [None] * len(EVENT_COLUMNS)
+        row: list[Any] = [None] * len(EVENT_COLUMNS)
         row[COL["source_file"]], row[COL["line_no"]] = source_file, line.line_no
         row[COL["broker"]] = path_broker
         row[COL["broker_source"]] = "path" if path_broker is not None else None
@@ -321,6 +323,7 @@ def _record_line(line, text: str, pos: _Position, topics: dict, emit, quarantine
     """A record line (with or without per-record metadata), or quarantine."""
     m = _RECORD.match(text)
     offset: Optional[int]
+    millis: Optional[int]
     if m:
         offset, millis, rest = int(m["offset"]), int(m["ts"]), m["rest"]
     elif text.startswith(_PAYLOAD) or (text == "" and pos.batch_control):
@@ -355,7 +358,7 @@ def _record_line(line, text: str, pos: _Position, topics: dict, emit, quarantine
         return
     try:
         record = json.loads(payload)
-    except ValueError as err:
+    except json.JSONDecodeError as err:
         quarantined(line.line_no, text, f"payload is not JSON ({err.msg})")
         return
     if not isinstance(record, dict) or "type" not in record:

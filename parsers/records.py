@@ -37,20 +37,21 @@ import datetime as dt
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator, Optional
 from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 
 from .detect import detect_dialect
-from .dialects import AUTO, dialect_for_version
+from kafka_forensics.core.eras import AUTO, dialect_for_version
 from .fields import apply_fields
 from .gc_pause import cyclic_gc_paused
 from .grammar_loader import templates_for
 from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .lines import CONTINUATION, QUARANTINE, RECORD, FastLineParser, LarkLineParser, LineResult
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENT_FIELDS
+
 from .reader import DEFAULT_MAX_LINE_BYTES, Line, read_lines, repair_counts
-from .schema import EVENT_COLUMNS, EVENT_FIELDS
 
 # Event rows are lists in EVENT_COLUMNS order: cheaper to build than dicts and transposed into
 # Arrow columns in one zip (jobs/parse_job.py); ``FileResult.events`` gives dicts for callers.
@@ -89,7 +90,7 @@ def _event_types() -> dict[str, str]:
 def log_kind(logger: str | None, source_file: str) -> str:
     if logger == "state.change.logger":
         return "state-change"
-    if logger and (logger.startswith("kafka.controller") or logger.startswith("org.apache.kafka.controller")):
+    if logger and logger.startswith(("kafka.controller", "org.apache.kafka.controller")):
         return "controller"
     name = source_file.rsplit("/", 1)[-1]
     if name.startswith(("state-change", "stage-change")):
@@ -170,8 +171,8 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
     if looks_like_metadata_dump(data):  # kafka-dump-log --cluster-metadata-decoder output: JSON, not log4j
         path_owner = _path_broker(re.compile(options.broker_from_path), source_file)
         return FileResult(*parse_metadata_dump(data, source_file, path_owner, options.max_line_bytes))
-    lines, info = read_lines(data, options.max_line_bytes)
-    lines = list(lines)
+    read, info = read_lines(data, options.max_line_bytes)
+    lines = list(read)
     if options.kafka_version:
         dialect = dialect_for_version(options.kafka_version).name
     else:
@@ -304,7 +305,7 @@ def _record_repairs(row: list, repairs: list) -> None:
         attrs["control_chars"] = str(repairs[2])
 
 
-_BASE = [None] * len(EVENT_COLUMNS)
+_BASE: list[Any] = [None] * len(EVENT_COLUMNS)
 _BASE[COL["ts_out_of_order"]] = False
 _BASE[COL["n_continuation"]] = 0
 # The schema keeps the header columns in two runs, so a row is filled with two slice assignments.
@@ -320,7 +321,7 @@ _I32_MIN, _I32_MAX = -(2**31), 2**31 - 1
 def _event_row(parsed: LineResult, line, source_file, dialect, event_types, clock, pattern, path_broker, kinds) -> list:
     columns = apply_fields(parsed.fields) if parsed.fields else _NO_COLUMNS
     broker = columns.pop("broker", None)  # (never pops from the shared empty dict)
-    source = "line"
+    source: Optional[str] = "line"
     if broker is None:
         broker = columns.get("controller_id")
     if broker is None:

@@ -111,7 +111,7 @@ def render_report(data: ReportData, *, evidence_limit: int) -> str:
         page.add('<p class="hint">No state transition is logged (KRaft, or a ZooKeeper controller logging at '
                  "INFO).</p>")
     page.add("</section>")
-    page.add(f'<section id="rates"><h2>Event rate by event type</h2>')
+    page.add('<section id="rates"><h2>Event rate by event type</h2>')
     if data.rates:
         page.chart("rates", rate_figure(data.rates, data.rate_bucket_seconds))
     else:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Optional
 
+from kafka_forensics.core.verdict import VerdictSummary
+
 SEVERITY_ORDER = ("critical", "error", "warning", "info")  # most severe first (statemachines.findings)
 
 
@@ -160,23 +162,6 @@ class RateSeries:
     points: tuple[tuple[datetime, int], ...]  # (bucket start, events)
 
 
-@dataclass(frozen=True)
-class SuiteVerdict:
-    name: str
-    passed: Optional[bool]
-    evaluated: Optional[int]
-    failed: Optional[int]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    status: str  # passed | failed | not run | unreadable
-    suites: tuple[SuiteVerdict, ...] = ()
-    note: Optional[str] = None
-    failing: tuple[str, ...] = ()  # "suite.expectation" names that failed the check (at most 50)
-    warnings: tuple[str, ...] = ()  # failed, but below the check's fail-on severity (at most 50)
-
-
 @dataclass
 class ReportData:
     title: str
@@ -194,7 +179,7 @@ class ReportData:
     findings_total: int
     findings_by_rule: dict[str, dict[str, int]]  # rule -> severity -> count
     rule_sentences: dict[str, str]
-    verdict: Verdict
+    verdict: VerdictSummary
     controllers: list[ControllerEpoch]
     controllers_total: int
     broker_intervals: list[BrokerInterval]

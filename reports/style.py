@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from kafka_forensics.statemachines.states import PartitionState as P
+from kafka_forensics.statemachines.states import ReplicaState as R
+
 SEVERITY_COLORS = {
     "critical": "#991b1b",
     "error": "#dc2626",
@@ -9,20 +12,20 @@ SEVERITY_COLORS = {
     "info": "#64748b",
 }
 
-STATE_COLORS = {
+STATE_COLORS: dict[str, str] = {
     # partition states
-    "OnlinePartition": "#16a34a",
-    "OfflinePartition": "#dc2626",
-    "NewPartition": "#3b82f6",
-    "NonExistentPartition": "#9ca3af",
+    P.OnlinePartition: "#16a34a",
+    P.OfflinePartition: "#dc2626",
+    P.NewPartition: "#3b82f6",
+    P.NonExistentPartition: "#9ca3af",
     # replica states
-    "OnlineReplica": "#16a34a",
-    "OfflineReplica": "#dc2626",
-    "NewReplica": "#3b82f6",
-    "ReplicaDeletionStarted": "#f59e0b",
-    "ReplicaDeletionSuccessful": "#6b7280",
-    "ReplicaDeletionIneligible": "#a855f7",
-    "NonExistentReplica": "#9ca3af",
+    R.OnlineReplica: "#16a34a",
+    R.OfflineReplica: "#dc2626",
+    R.NewReplica: "#3b82f6",
+    R.ReplicaDeletionStarted: "#f59e0b",
+    R.ReplicaDeletionSuccessful: "#6b7280",
+    R.ReplicaDeletionIneligible: "#a855f7",
+    R.NonExistentReplica: "#9ca3af",
     # broker liveness
     "alive": "#16a34a",
     "shutting_down": "#f59e0b",

@@ -8,9 +8,11 @@ invariants checkable from logs (``invariants``) and renderings (``render``). Eve
 the apache/kafka source it was read from, ``path@tag``.
 """
 
-from .machine import StateMachineRules, is_valid_transition, rules_for
+from .legality import is_forbidden, is_valid_transition
+from .machine import StateMachineRules, rules_for
 from .states import Entity, PartitionState, ReplicaState
-from .versions import ERAS, KafkaVersion, era_of
+from kafka_forensics.core.eras import ERAS, era_of
+from kafka_forensics.core.versions import KafkaVersion
 
 __all__ = [
     "ERAS",
@@ -20,6 +22,7 @@ __all__ = [
     "ReplicaState",
     "StateMachineRules",
     "era_of",
+    "is_forbidden",
     "is_valid_transition",
     "rules_for",
 ]

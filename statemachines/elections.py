@@ -20,7 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.eras import require_zookeeper_controller
+from kafka_forensics.core.rule_changes import has_rule
+from kafka_forensics.core.versions import VersionLike
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from .elections import default_unclean_leader_election
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.eras import require_zookeeper_controller
+from kafka_forensics.core.rule_changes import has_rule
+from kafka_forensics.core.versions import VersionLike
 
 NO_LEADER = -1  # LeaderAndIsr.NoLeader (K:api/LeaderAndIsr.scala@1.0.2:25; literal -1 in 0.8.0)
 

@@ -1,8 +1,8 @@
-"""One object with everything "legal" for a Kafka version: the single source the replayer asks.
+"""One object with every table of Kafka's controller state machines for one version.
 
 ``rules_for(version)`` bundles the partition and replica valid-previous-state tables and the
-out-of-band assignments of that version's ZooKeeper controller; ``is_valid_transition`` answers
-the question every replayed ``Changed … from X to Y`` line raises.
+out-of-band assignments of that version's ZooKeeper controller. The question every replayed
+``Changed … from X to Y`` line raises is answered from these tables in ``legality``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from .out_of_band import OutOfBandAssignments, out_of_band_assignments
 from .partition_machine import partition_valid_previous_states
 from .replica_machine import replica_valid_previous_states
 from .states import Entity, PartitionState, ReplicaState, State, as_entity, parse_state
-from .versions import Era, KafkaVersion, VersionLike, era_of, require_zookeeper_controller
+from kafka_forensics.core.eras import Era, era_of, require_zookeeper_controller
+from kafka_forensics.core.versions import KafkaVersion, VersionLike
 
 
 @dataclass(frozen=True)
@@ -43,17 +44,6 @@ class StateMachineRules:
         """Valid previous states of ``to_state``; empty if that state does not exist in this version."""
         return self.table(entity).get(parse_state(entity, to_state), ())
 
-    def is_valid_transition(
-        self, entity: Union[str, Entity], from_state: Union[str, State], to_state: Union[str, State]
-    ) -> bool:
-        """Would Kafka accept ``from_state -> to_state``? (A state unknown to this version: never.)
-
-        Raises ``UnknownStateError`` for a name that is no Kafka state at all (a typo is a bug,
-        not an illegal transition).
-        """
-        source = parse_state(entity, from_state)
-        return source in self.valid_previous_states(entity, to_state)
-
 
 def _rules_for(version: KafkaVersion) -> StateMachineRules:
     # Not cached: "2.8" and "2.8.0" compare equal, but each caller gets its own version text back.
@@ -73,13 +63,3 @@ def rules_for(version: VersionLike) -> StateMachineRules:
     ``NoZooKeeperControllerError`` for 4.0+, which has no ZooKeeper controller.
     """
     return _rules_for(require_zookeeper_controller(version))
-
-
-def is_valid_transition(
-    entity: Union[str, Entity],
-    from_state: Union[str, State],
-    to_state: Union[str, State],
-    version: VersionLike,
-) -> bool:
-    """Would ``version``'s controller accept ``from_state -> to_state`` for ``entity``?"""
-    return rules_for(version).is_valid_transition(entity, from_state, to_state)

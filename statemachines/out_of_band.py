@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from .states import PartitionState as P
 from .states import ReplicaState as R
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.eras import require_zookeeper_controller
+from kafka_forensics.core.rule_changes import has_rule
+from kafka_forensics.core.versions import VersionLike
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ from types import MappingProxyType
 from typing import Mapping
 
 from .states import PartitionState as P
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.eras import require_zookeeper_controller
+from kafka_forensics.core.rule_changes import has_rule
+from kafka_forensics.core.versions import VersionLike
 
 ValidPrevious = Mapping[P, tuple[P, ...]]
 

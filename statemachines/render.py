@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from .machine import StateMachineRules, rules_for
 from .states import Entity, state_codes
-from .versions import ERAS, VersionLike
+from kafka_forensics.core.eras import ERAS
+from kafka_forensics.core.versions import VersionLike
 
 
 def rules_as_dict(version: VersionLike) -> dict:

@@ -12,7 +12,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Union
 
-from .versions import VersionLike, has_rule, require_zookeeper_controller
+from kafka_forensics.core.eras import require_zookeeper_controller
+from kafka_forensics.core.rule_changes import has_rule
+from kafka_forensics.core.versions import VersionLike
 
 
 class Entity(str, Enum):

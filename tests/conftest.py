@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-REAL_LOGS = SHARED / "real-logs"
+from tests.support.paths import REAL_LOGS
 
 
 @pytest.fixture(scope="session")

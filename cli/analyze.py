@@ -1,0 +1,155 @@
+"""``kafka-forensics analyze``: from log files to tables, verdict and HTML report in one command."""
+
+from __future__ import annotations
+
+import threading
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+from .common import debug_option, make_console, run_guarded
+from .options import filter_options, input_options, parse_conf, parse_options_from
+from .replay import _print_finding, replay_options
+
+console = make_console()
+_SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
+
+
+class _StageProgress:
+    """One status line per running stage, with Spark's task counts; one summary line per finished stage."""
+
+    def __init__(self, spark, out: Console):
+        self.spark, self.out = spark, out
+        self.status = None
+        self.stage = None
+        self._stop = threading.Event()
+        self._thread = None
+
+    def __call__(self, stage: str, phase: str, counts: dict) -> None:
+        if phase == "start":
+            self.stage = stage
+            self.status = self.out.status(f"{stage}…")
+            self.status.start()
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._poll, daemon=True)
+            self._thread.start()
+            return
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self.status is not None:
+            self.status.stop()
+        seconds = counts.pop("seconds", 0.0)
+        details = ", ".join(f"{k} {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k} {v}"
+                            for k, v in counts.items())
+        self.out.print(f"[green]✓[/green] {stage:<7} {seconds:6.1f} s  {escape(details)}")
+
+    def _poll(self) -> None:
+        tracker = self.spark.sparkContext.statusTracker()
+        while not self._stop.wait(0.5):
+            try:
+                done = total = 0
+                for stage_id in tracker.getActiveStageIds():
+                    info = tracker.getStageInfo(stage_id)
+                    if info is not None:
+                        done += info.numCompletedTasks
+                        total += info.numTasks
+                text = f"{self.stage}… Spark tasks {done}/{total}" if total else f"{self.stage}…"
+                self.status.update(text)
+            except Exception:  # progress is best effort; never fail the job for it
+                return
+
+    def close(self) -> None:
+        self._stop.set()
+        if self.status is not None:
+            self.status.stop()
+
+
+@click.command("analyze")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--out", "out_dir", required=True, help="Output directory for the tables (local, hdfs://, s3a://).")
+@click.option("--report", "report_path", default=None, metavar="PATH",
+              help="Where to write the HTML report (default DIR/report.html).")
+@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False),
+              help="Expectations configuration (check.toml) for the check stage; default: the built-in one.")
+@filter_options
+@input_options
+@replay_options
+@click.option("--show", default=5, show_default=True, metavar="N", help="Print the N most severe findings.")
+@debug_option
+def analyze(inputs, out_dir, report_path, config_path, filter_topic, filter_partitions, start_time, end_time,
+            kafka_version, layout, broker_from_path, timezone, master, conf, cluster_from_path, clock_skew,
+            use_lark, show, debug):
+    """Parse, replay, check and report in one go: the first command to run after an incident.
+
+    Writes the tables of "parse" and "replay" under DIR, DIR/verdict.json (the expectations'
+    verdict) and the HTML report, then prints the time window, the controllers and failovers, the
+    findings by severity with the most severe ones, the verdict and where the report is.
+    Exit code 1 when expectations failed, 2 on an input or usage error.
+
+    \b
+    Examples:
+      kafka-forensics analyze sample_logs/kafka-2.4-controller-failover --out out/
+      kafka-forensics analyze logs/ --out out/ --topic orders --start-time "2024-03-04 10:00:00,000"
+    """
+
+    def action():
+        from kafka_forensics.jobs.analyze_job import run_analyze
+        from kafka_forensics.jobs.check_job import load_check_config
+        from kafka_forensics.jobs.filters import event_filter_from
+        from kafka_forensics.jobs.replay_job import ReplayOptions
+        from kafka_forensics.jobs.spark_session import build_session
+
+        options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
+        flt = event_filter_from(filter_topic, filter_partitions, start_time, end_time, timezone)
+        ropts = ReplayOptions(kafka_version=kafka_version, cluster_from_path=cluster_from_path,
+                              clock_skew_seconds=clock_skew, event_filter=flt if flt.active else None)
+        config = load_check_config(config_path)
+        report = report_path or f"{out_dir.rstrip('/')}/report.html"
+        console.print(f"[bold]kafka-forensics analyze[/bold]: {len(inputs)} input(s) → {escape(out_dir)}"
+                      + (f" [dim]({escape(flt.describe())})[/dim]" if flt.active else ""))
+        spark = build_session(master, parse_conf(conf))
+        progress = _StageProgress(spark, console)
+        try:
+            result = run_analyze(spark, list(inputs), out_dir, report, options, ropts, config,
+                                 top_findings=show, progress=progress)
+        finally:
+            progress.close()
+        print_summary(result)
+        return result
+
+    result = run_guarded(debug, action)
+    raise SystemExit(result.exit_code)
+
+
+def _ts(value) -> str:
+    return "?" if value is None else value.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def print_summary(result) -> None:
+    first, last = result.window
+    console.print(f"window      {_ts(first)} → {_ts(last)}")
+    p = result.parse
+    console.print(f"lines       {p.lines_read:,} read = {p.records:,} records + {p.continuation_lines:,} continuation "
+                  f"+ {p.quarantined:,} quarantined ({'reconciled' if p.reconciled else 'NOT reconciled'})")
+    for c in result.controllers:
+        label = f" (cluster {escape(c['cluster'])})" if c["cluster"] else ""
+        console.print(f"controllers {', '.join(map(str, c['ids']))}{label}: {c['epochs']} epoch(s) "
+                      f"{c['first_epoch']}..{c['last_epoch']}, {c['failovers']} failover(s)")
+    if not result.controllers:
+        console.print("controllers none seen in these logs")
+    sev = ", ".join(f"[{_SEVERITY_STYLE[s]}]{n:,} {s}[/{_SEVERITY_STYLE[s]}]" for s, n in result.by_severity.items())
+    console.print(f"findings    {sum(result.by_severity.values()):,}" + (f" ({sev})" if sev else ""))
+    for f in result.top_findings:
+        _print_finding(f)
+    verdict = result.verdict
+    console.print("verdict     " + ("[green]PASSED[/green]: every expectation met" if verdict.passed
+                                    else "[bold red]FAILED[/bold red]: expectations not met")
+                  + f" [dim]({escape(result.out_dir.rstrip('/') or result.out_dir)}/verdict.json)[/dim]")
+    failed = list(getattr(verdict, "failed_expectations", []) or [])
+    for name in failed[:5]:
+        console.print(f"            [red]✗[/red] {escape(str(name))}")
+    if len(failed) > 5:
+        console.print(f"            … and {len(failed) - 5} more")
+    console.print(f"report      {escape(result.report.path)} ({result.report.size_bytes / 1_000_000:.1f} MB)")

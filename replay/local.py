@@ -1,0 +1,83 @@
+"""The whole replay in one Python process, for a handful of lines (tests, notebooks, oracles).
+
+It wires the same pieces the Spark job wires (``jobs/replay_job.py``): cluster contexts from the
+cluster lines and per-(controller, epoch) actions, one ``replay_partition`` per partition, one
+finding per group of stale-epoch refusals. The job must produce exactly these rows; a test
+compares the two on the real-log corpus.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+from .cluster import ACTING_TYPES, ClusterContext, build_cluster_context, is_cluster_row
+from .findings import Finding, ref_of
+from .kraft import resolve_metadata_events
+from .partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
+from .stale_epochs import group_key, is_stale_epoch_event, stale_epoch_finding
+
+
+@dataclass
+class LocalReplay:
+    contexts: dict[str, ClusterContext] = field(default_factory=dict)
+    partition_intervals: list[dict] = field(default_factory=list)
+    replica_intervals: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _time_key(e: dict) -> tuple:
+    return (e.get("ts") is None, e.get("ts") or 0, e["source_file"], e["line_no"])
+
+
+def controller_activity(events: Iterable[dict]) -> list[dict]:
+    """One row per (controller_id, controller_epoch) of controller-authored lines: first/last action."""
+    acts: dict[tuple, dict] = {}
+    for e in sorted((e for e in events if e["event_type"] in ACTING_TYPES and e.get("controller_id") is not None
+                     and e.get("controller_epoch") is not None and e.get("ts") is not None), key=_time_key):
+        key = (e["controller_epoch"], e["controller_id"])
+        a = acts.get(key)
+        if a is None:
+            acts[key] = {"controller_epoch": key[0], "controller_id": key[1], "n": 1, "first_ts": e["ts"],
+                         "last_ts": e["ts"], "first_ref": ref_of(e), "last_ref": ref_of(e)}
+        else:
+            a["n"] += 1
+            a["last_ts"], a["last_ref"] = e["ts"], ref_of(e)
+    return [acts[k] for k in sorted(acts)]
+
+
+def replay_all(events: Iterable[dict], cluster_of: Callable[[dict], str] = lambda e: "",
+               user_version: Optional[str] = None, skew_seconds: float = 2.0) -> LocalReplay:
+    """Replay every event (dicts shaped like rows of the ``events`` table, ``attrs`` a dict)."""
+    by_cluster: dict[str, list[dict]] = {}
+    for e in resolve_metadata_events(list(events)):  # KRaft records: topic names by id, removals
+        by_cluster.setdefault(cluster_of(e), []).append(e)
+    out = LocalReplay()
+    for cluster in sorted(by_cluster):
+        evs = by_cluster[cluster]
+        cluster_lines = sorted((e for e in evs if is_cluster_row(e) and e.get("ts") is not None),
+                               key=_time_key)
+        ctx = build_cluster_context(cluster, cluster_lines, controller_activity(evs), skew_seconds)
+        out.contexts[cluster] = ctx
+        out.findings.extend(ctx.findings)
+        partitions: dict[tuple, list[dict]] = {}
+        stale: dict[tuple, list[dict]] = {}
+        for e in evs:
+            if is_stale_epoch_event(e):
+                stale.setdefault(group_key(e), []).append(e)
+            elif e.get("topic") is not None and e.get("partition") is not None \
+                    and e["event_type"] in PARTITION_EVENT_TYPES:
+                partitions.setdefault((e["topic"], e["partition"]), []).append(e)
+        cfg = ReplayConfig(cluster=cluster, user_version=user_version)
+        for key in sorted(partitions):
+            result = replay_partition(partitions[key], ctx, cfg)
+            out.partition_intervals.extend(result.partition_intervals)
+            out.replica_intervals.extend(result.replica_intervals)
+            out.findings.extend(result.findings)
+        for key in sorted(stale, key=repr):
+            out.findings.append(stale_epoch_finding(cluster, stale[key]))
+    unique = {f.finding_id: f for f in out.findings}
+    out.findings = sorted(unique.values(), key=lambda f: (f.cluster, f.ts is None, f.ts or 0, f.rule, f.topic or "",
+                                                          -1 if f.partition is None else f.partition,
+                                                          -1 if f.replica is None else f.replica, f.finding_id))
+    return out

@@ -1,0 +1,473 @@
+"""Replay one partition's log lines through its era's state machines: timelines and findings.
+
+Input: every event of one (cluster, topic, partition), in any order, plus the ``ClusterContext``.
+Lines are put in replay order (``ordering``), then each one either moves the replayed state
+(partition state, leader, ISR, replicas, epochs; replica states) or is checked against it:
+
+* a logged ``from X to Y`` pair the era forbids is an *illegal transition* - judged on the logged
+  pair alone, so missing lines can never produce one (DESIGN: absence is not illegality);
+* a logged ``from X`` that differs from the replayed state is a *gap* (lines are missing);
+* Kafka's own ERROR lines for refused or failed state changes are illegal transitions too;
+* invariants, failover consistency and liveness are checked along the way and at the end of
+  every controller epoch (``partition_checks``).
+
+A new controller re-derives states without logging them (``initializePartitionState`` /
+``initializeReplicaState``, K:controller/PartitionStateMachine.scala@3.9.0-rc3:85-100,
+ReplicaStateMachine.scala@3.9.0-rc3:58-73), so across a controller epoch the replayed state is
+only "one of" those out-of-band states.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Optional
+
+from .cluster import ClusterContext
+from kafka_forensics.statemachines.states import PartitionState as P
+from kafka_forensics.statemachines.states import ReplicaState as R
+from .findings import ERROR, INFO, WARNING, Finding, first_line, ref_of
+from .epoch_checks import EpochChecks
+from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
+from kafka_forensics.statemachines.legality import is_forbidden, previous_states
+from .ordering import replay_order
+from .partition_checks import Progression, SnapshotInvariants, unclean_finding
+from .partition_view import (
+    BROKER_VIEW, BROKER_VIEW_TYPES, CONTROLLER_VIEW, CONTROLLER_VIEW_TYPES, DECISION, DECISION_TYPES, FAILURE,
+    FAILURE_TYPES, LEADER_ISR_CHANGE, LEADER_ISR_TYPES, Observation, PartitionStatus,
+    apply_observation, is_stale, observation_of, source_of,
+)
+from kafka_forensics.statemachines.states import Entity
+from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, VersionRange, range_for_line
+
+# initializePartitionState: leader znode + live leader -> Online, else Offline; no znode -> New.
+FAILOVER_PARTITION_STATES = frozenset({P.NewPartition, P.OnlinePartition, P.OfflinePartition})
+# initializeReplicaState: Online if live, else Offline (0.8.0) / ReplicaDeletionIneligible (0.8.1+),
+# and 2.3+ moves the latter to Offline at startup (statemachines/out_of_band.py).
+FAILOVER_REPLICA_STATES = frozenset({R.OnlineReplica, R.OfflineReplica, R.ReplicaDeletionIneligible})
+# The lines the replay reads (every other partition line is neither state nor evidence for a rule).
+PARTITION_EVENT_TYPES = frozenset(
+    DECISION_TYPES | CONTROLLER_VIEW_TYPES | BROKER_VIEW_TYPES | LEADER_ISR_TYPES | FAILURE_TYPES
+    | {"replica_state_change", "leader_election_aborted", "kraft_alter_partition_rejected", "partition_created"}
+    | KRAFT_PARTITION_TYPES)
+
+
+@dataclass(frozen=True)
+class ReplayConfig:
+    cluster: str = ""
+    user_version: Optional[str] = None  # --kafka-version: overrides what the lines say
+
+
+@dataclass
+class ReplayResult:
+    partition_intervals: list[dict] = field(default_factory=list)
+    replica_intervals: list[dict] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+
+class Intervals:
+    """One row per state interval; an interval ends where the next one starts."""
+
+    def __init__(self, base: dict):
+        self.base = base
+        self.rows: list[dict] = []
+
+    def open(self, event: dict, epoch: int, values: dict, source: Optional[str]) -> None:
+        ts = event.get("ts")
+        if self.rows:
+            prev = self.rows[-1]
+            # a skewed clock can make the next line look earlier: never end before the start
+            prev["ts_end"] = ts if prev["ts_start"] is None or ts is None or ts >= prev["ts_start"] else prev["ts_start"]
+        self.rows.append({**self.base, "seq": len(self.rows), "ts_start": ts, "ts_end": None, **values,
+                          "controller_epoch": epoch, "cause": ref_of(event), "cause_event_type": event["event_type"],
+                          "source": source})
+
+
+def _list(values) -> Optional[list[int]]:
+    return None if values is None else list(values)
+
+
+class PartitionReplay(EpochChecks):
+    """The replay of one partition (and its replicas). Use ``replay_partition``."""
+
+    def __init__(self, events: list[dict], ctx: ClusterContext, cfg: ReplayConfig):
+        first = events[0]
+        self.ctx, self.cfg = ctx, cfg
+        self.where = {"cluster": cfg.cluster, "topic": first.get("topic"), "partition": first.get("partition")}
+        self.events = events
+        self.trace_seen = any(e.get("level") == "TRACE" and e.get("log_kind") == "state-change" for e in events)
+        self.cur = PartitionStatus()
+        self.state_ref: Optional[str] = None  # line that last set/observed the state-machine state
+        self.state_epoch: Optional[int] = None
+        self.leader_ref: Optional[str] = None  # line that last set leader/ISR
+        self.incarnation = 0
+        self.topic_id: Optional[str] = None
+        self.replicas: dict[int, dict] = {}
+        self.p_rows = Intervals(dict(self.where))
+        self.r_rows: dict[int, Intervals] = {}
+        self.findings: list[Finding] = []
+        self.invariants = SnapshotInvariants(dict(self.where))
+        self.ctrl_progress = Progression(dict(self.where), kind="controller")
+        self.broker_progress = Progression(dict(self.where), kind="broker_view")
+        self.trusted_isr: Optional[tuple] = None  # (isr, ref, incarnation, controller epoch)
+        self.deleting = False
+        self.vrange: Optional[VersionRange] = None
+        # per controller epoch
+        self.generation: Optional[int] = None
+        self.epoch: Optional[int] = None
+        self.first_epoch: Optional[int] = None
+        self.epoch_first_ts: Optional[datetime] = None
+        self.epoch_last_ts: Optional[datetime] = None
+        self.creation_refs: list[str] = []
+        self.online_refs: list[str] = []
+        self.replica_lines = 0
+        self.failures: list[dict] = []
+        self.pending_failover: Optional[dict] = None
+        self.reported_offline: set = set()
+
+    # ---- driver ------------------------------------------------------------------------------
+    def run(self) -> ReplayResult:
+        for generation, epoch, event in replay_order(self.events, self.ctx.epoch_at, self.ctx.generation_at):
+            if generation != self.generation:
+                self._new_generation(generation)
+            if epoch != self.epoch:
+                self._epoch_boundary(epoch, event)
+            self._step(epoch, event)
+            if event.get("ts") is not None:
+                self.epoch_last_ts = event["ts"]
+        if self.epoch is not None:
+            self._end_of_epoch()
+        findings = self.findings + self.invariants.findings() + self.ctrl_progress.found + self.broker_progress.found
+        replica_rows = [row for r in sorted(self.r_rows) for row in self.r_rows[r].rows]
+        return ReplayResult(self.p_rows.rows, replica_rows, findings)
+
+    def _step(self, epoch: int, event: dict) -> None:
+        et = event["event_type"]
+        vrange = range_for_line(event.get("dialect"), self.ctx.version_of(event.get("broker")), self.cfg.user_version)
+        if source_of(et) in (DECISION, CONTROLLER_VIEW, FAILURE):
+            self.vrange = vrange
+        if et == "partition_state_change":
+            self._partition_transition(epoch, event, vrange)
+        elif et in ("partition_state_change_failed", "no_replica_alive"):
+            self._partition_failure(epoch, event, vrange)
+        elif et == "replica_state_change":
+            self._replica_transition(epoch, event, vrange)
+        elif et == "replica_state_change_failed":
+            self._replica_failure(epoch, event, vrange)
+        elif et == "partition_isr_removed":
+            self._observe(epoch, event, vrange, DECISION)
+            if event.get("replica") is not None and event.get("to_state"):
+                self._set_replica(epoch, event, event["replica"], event["to_state"])
+        elif et == "unclean_leader_election":
+            self.findings.append(unclean_finding(self.where, event, epoch, event.get("leader"), None, None, True))
+            self._observe(epoch, event, vrange, DECISION, unclean_logged=True)
+        elif et == "leader_election_aborted":
+            self._zombie_abort(epoch, event)
+        elif et == "kraft_alter_partition_rejected":
+            self._alter_partition_rejected(epoch, event)
+        elif et == "partition_created":
+            self._partition_created(event)
+        else:
+            source = source_of(et)
+            if source is not None:
+                self._observe(epoch, event, vrange, source)
+
+    # ---- controller epochs -------------------------------------------------------------------
+    def _new_generation(self, generation: int) -> None:
+        """The controller epoch was reset (ZooKeeper data lost): nothing known before carries over."""
+        if self.epoch is not None:
+            self._end_of_epoch()
+        if self.generation is not None:
+            self.incarnation += 1
+            self.cur, self.replicas, self.trusted_isr = PartitionStatus(), {}, None
+            self.state_ref = self.leader_ref = None
+            self.state_epoch = None
+            self.epoch = self.first_epoch = None
+            self.pending_failover = None
+        self.generation = generation
+
+    def _epoch_boundary(self, epoch: int, event: dict) -> None:
+        if self.epoch is not None:
+            self._end_of_epoch()
+            if epoch > self.epoch and (self.cur.leader is not None or self.cur.isr is not None):
+                self.pending_failover = {"prev": self.cur, "ref": self.leader_ref, "ts": self.epoch_last_ts,
+                                         "from_epoch": self.epoch, "explained": False}
+        if self.first_epoch is None:
+            self.first_epoch = epoch
+        self.epoch = epoch
+        self.epoch_first_ts = event.get("ts")
+        self.epoch_last_ts = event.get("ts")
+        self.creation_refs, self.online_refs, self.replica_lines, self.failures = [], [], 0, []
+
+    def _end_of_epoch(self) -> None:
+        self._flush_failures()
+        self._check_replica_lines_logged()
+        if self.epoch is None or self.epoch < 0:
+            return
+        interval = self.ctx.interval_of_epoch(self.epoch)
+        failover = self.epoch != self.first_epoch or (interval is not None and interval.elected)
+        if failover:
+            self._check_dead_members(interval)
+        self._check_offline_with_live_replicas()
+
+    # ---- partition lines ---------------------------------------------------------------------
+    def _partition_transition(self, epoch: int, event: dict, vrange: VersionRange) -> None:
+        src, dst = event.get("from_state"), event.get("to_state")
+        if src and dst and is_forbidden(Entity.PARTITION, src, dst, vrange):
+            self.findings.append(Finding.make(
+                "illegal_transition", ERROR,
+                f"logged transition {src} -> {dst} is not allowed by the partition state machine of Kafka "
+                f"{vrange.label} (valid previous states of {dst}: "
+                f"{', '.join(s.value for s in previous_states(Entity.PARTITION, dst, vrange))})",
+                [ref_of(event)], controller_epoch=epoch, ts=event.get("ts"), kind="logged_pair_invalid", **self.where))
+        self._check_partition_gap(epoch, event, src, dst, vrange)
+        if src == P.NonExistentPartition and dst == P.NewPartition:
+            if self.cur.state is not None or self.cur.leader is not None:
+                self.incarnation += 1  # deleted and re-created: epochs restart at 0
+            self.trusted_isr, self.deleting = None, False
+            self.cur = PartitionStatus(state=self.cur.state, replicas=self.cur.replicas)
+            self.creation_refs.append(ref_of(event))
+        elif src == P.NewPartition and dst == P.OnlinePartition:
+            self.creation_refs.append(ref_of(event))
+            self.online_refs.append(ref_of(event))
+        if dst == P.NonExistentPartition:
+            self._set(epoch, event, PartitionStatus(state=dst, replicas=self.cur.replicas), DECISION)
+            self.deleting = False
+        else:
+            self._observe(epoch, event, vrange, DECISION, state=dst)
+        self.state_ref, self.state_epoch = ref_of(event), epoch
+        if dst == P.OnlinePartition:
+            for failure in self.failures:
+                failure.setdefault("recovered", ref_of(event))
+
+    def _partition_failure(self, epoch: int, event: dict, vrange: VersionRange) -> None:
+        src, dst = event.get("from_state"), event.get("to_state")
+        if event["event_type"] == "no_replica_alive":
+            src, dst = src or P.NewPartition, dst or P.OnlinePartition
+        self._check_partition_gap(epoch, event, src, dst, vrange)
+        refused = "should be in" in (event.get("stack") or "") + (event.get("message") or "")
+        why = first_line(event.get("stack")) or first_line(event.get("message"))
+        self.failures.append({"event": event, "epoch": epoch, "src": src, "dst": dst, "refused": refused,
+                              "why": why, "entity": "partition", "vrange": vrange})
+        obs = observation_of(event)
+        if obs.replicas:
+            self._set(epoch, event, self.cur.with_(replicas=obs.replicas), FAILURE)
+        if src and self.cur.state != src:
+            self._set(epoch, event, self.cur.with_(state=src), FAILURE)
+        if src:
+            self.state_ref, self.state_epoch = ref_of(event), epoch
+
+    def _check_partition_gap(self, epoch: int, event: dict, src: Optional[str], dst: Optional[str],
+                             vrange: VersionRange) -> None:
+        if not src or self.cur.state is None:
+            return
+        allowed = {self.cur.state}
+        if epoch != self.state_epoch:
+            allowed |= FAILOVER_PARTITION_STATES
+        if src in allowed:
+            return
+        if src == dst == P.OnlinePartition and self.cur.state in (P.OfflinePartition, P.NewPartition) and vrange.logs_state_after_put():
+            return  # 0.8.0 prints the state after the put (VersionRange.logs_state_after_put)
+        info_era = (event.get("dialect") in INFO_LEVEL_DIALECTS or vrange.state_change_at_info()) and not self.trace_seen
+        explained = info_era and src in (P.OfflinePartition, P.NonExistentPartition)
+        reason = ("the transition into it is logged at TRACE only since 2.6 (KAFKA-8470) and this log is at INFO"
+                  if explained else "the lines in between are missing (rotation loss, a filtered or truncated file)")
+        self.findings.append(Finding.make(
+            "state_gap", INFO if explained else WARNING,
+            f"line says the partition was {src}, the replay has it {self.cur.state} since {self.state_ref}: {reason}",
+            [self.state_ref, ref_of(event)], controller_epoch=epoch, ts=event.get("ts"), kind="from_state_mismatch",
+            **self.where))
+
+    def _observe(self, epoch: int, event: dict, vrange: VersionRange, source: str, state: Optional[str] = None,
+                 unclean_logged: bool = False) -> None:
+        obs = observation_of(event)
+        et = event["event_type"]
+        if obs.has_state:
+            self.invariants.observe(obs, event, epoch, vrange)
+        if source in (DECISION, CONTROLLER_VIEW) and obs.has_state:
+            self.ctrl_progress.observe("controller", obs, event, epoch, self.incarnation)
+        if et in ("leader_starts", "follower_starts") and obs.leader_epoch is not None:
+            self.broker_progress.observe(("starts", event.get("broker")), Observation(leader_epoch=obs.leader_epoch),
+                                         event, epoch, self.incarnation, broker=event.get("broker"))
+        if et == "isr_updated" and obs.partition_epoch is not None:
+            self.broker_progress.observe(("isr", event.get("broker")), Observation(partition_epoch=obs.partition_epoch),
+                                         event, epoch, self.incarnation, broker=event.get("broker"))
+        if obs.leader == -2:
+            self.deleting = True
+        self._check_failover_consistency(epoch, event, source, obs)
+        if source in (BROKER_VIEW, CONTROLLER_VIEW) and is_stale(obs, self.cur):
+            return  # a delayed echo of an older state: benign, and it must not move the timeline back
+        if source == LEADER_ISR_CHANGE and not self._leader_isr_change_applies(event):
+            return
+        if source in (DECISION, CONTROLLER_VIEW) and obs.leader is not None and obs.leader >= 0 \
+                and obs.leader != self.cur.leader and state != P.NewPartition and not unclean_logged:
+            self._check_unclean(epoch, event, obs)
+        new = apply_observation(self.cur, obs)
+        if state is not None:
+            new = new.with_(state=state)
+        if obs.leader is not None or obs.isr is not None:
+            self.leader_ref = ref_of(event)
+        if obs.isr is not None and source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE):
+            self.trusted_isr = (obs.isr, ref_of(event), self.incarnation, epoch)
+        self._set(epoch, event, new, source)
+
+    def _leader_isr_change_applies(self, event: dict) -> bool:
+        """Only the leader shrinks/expands its ISR; a line about an older ISR is out of date."""
+        broker = event.get("broker")
+        if broker is not None and self.cur.leader is not None and self.cur.leader >= 0 and broker != self.cur.leader:
+            return False
+        previous = (event.get("attrs") or {}).get("previous_isr")
+        if previous and self.cur.isr is not None:
+            try:
+                if {int(x) for x in previous.split(",") if x.strip()} != set(self.cur.isr):
+                    return False
+            except ValueError:
+                return True
+        return True
+
+    def _check_unclean(self, epoch: int, event: dict, obs: Observation) -> None:
+        if obs.recovering:
+            self.findings.append(unclean_finding(self.where, event, epoch, obs.leader, None, None, True))
+            return
+        if self.trusted_isr is None or self.trusted_isr[2] != self.incarnation:
+            return
+        isr, ref, _, isr_epoch = self.trusted_isr
+        if isr_epoch not in (epoch, epoch - 1):
+            return  # controller epochs without lines in between: the ISR may have changed unseen
+        if obs.leader not in isr:
+            self.findings.append(unclean_finding(self.where, event, epoch, obs.leader, isr, ref, False))
+
+    def _set(self, epoch: int, event: dict, new: PartitionStatus, source: Optional[str]) -> None:
+        if new.key() == self.cur.key():
+            return
+        self.cur = new
+        self.p_rows.open(event, epoch, {"state": new.state, "leader": new.leader, "isr": _list(new.isr),
+                                        "replicas": _list(new.replicas), "leader_epoch": new.leader_epoch,
+                                        "partition_epoch": new.partition_epoch}, source)
+
+    def _partition_created(self, event: dict) -> None:
+        topic_id = (event.get("attrs") or {}).get("topic_id")
+        if topic_id and self.topic_id and topic_id != self.topic_id:
+            self.incarnation += 1
+            self.trusted_isr = None
+        self.topic_id = topic_id or self.topic_id
+
+    # ---- replica lines -----------------------------------------------------------------------
+    def _replica_transition(self, epoch: int, event: dict, vrange: VersionRange) -> None:
+        replica, src, dst = event.get("replica"), event.get("from_state"), event.get("to_state")
+        self.replica_lines += 1
+        if replica is None or not dst:
+            return
+        if src and is_forbidden(Entity.REPLICA, src, dst, vrange):
+            self.findings.append(Finding.make(
+                "illegal_transition", ERROR,
+                f"logged transition {src} -> {dst} of replica {replica} is not allowed by the replica state machine "
+                f"of Kafka {vrange.label} (valid previous states of {dst}: "
+                f"{', '.join(s.value for s in previous_states(Entity.REPLICA, dst, vrange)) or 'none'})",
+                [ref_of(event)], controller_epoch=epoch, ts=event.get("ts"), kind="logged_pair_invalid",
+                replica=replica, **self.where))
+        self._check_replica_gap(epoch, event, replica, src, vrange)
+        self._set_replica(epoch, event, replica, dst)
+
+    def _replica_failure(self, epoch: int, event: dict, vrange: VersionRange) -> None:
+        replica, src, dst = event.get("replica"), event.get("from_state"), event.get("to_state")
+        self.replica_lines += 1
+        if replica is None:
+            return
+        self._check_replica_gap(epoch, event, replica, src, vrange)
+        refused = "should be in" in (event.get("stack") or "") + (event.get("message") or "")
+        why = first_line(event.get("stack")) or first_line(event.get("message"))
+        self.failures.append({"event": event, "epoch": epoch, "src": src, "dst": dst, "refused": refused, "why": why,
+                              "entity": "replica", "replica": replica, "vrange": vrange})
+        if src:
+            self._set_replica(epoch, event, replica, src)
+
+    def _check_replica_gap(self, epoch: int, event: dict, replica: int, src: Optional[str],
+                           vrange: VersionRange) -> None:
+        known = self.replicas.get(replica)
+        if not src or known is None:
+            return
+        allowed = {known["state"]}
+        if epoch != known["epoch"]:
+            allowed |= FAILOVER_REPLICA_STATES
+        if src in allowed:
+            return
+        self.findings.append(Finding.make(
+            "state_gap", WARNING,
+            f"line says replica {replica} was {src}, the replay has it {known['state']} since {known['ref']}: "
+            f"the lines in between are missing", [known["ref"], ref_of(event)], controller_epoch=epoch,
+            ts=event.get("ts"), kind="from_state_mismatch", replica=replica, **self.where))
+
+    def _set_replica(self, epoch: int, event: dict, replica: int, state: str) -> None:
+        known = self.replicas.get(replica)
+        self.replicas[replica] = {"state": state, "ref": ref_of(event), "epoch": epoch}
+        if known is not None and known["state"] == state:
+            return
+        rows = self.r_rows.setdefault(replica, Intervals({**self.where, "replica": replica}))
+        c = self.cur
+        rows.open(event, epoch, {"state": state, "leader": c.leader, "isr": _list(c.isr), "replicas": _list(c.replicas),
+                                 "leader_epoch": c.leader_epoch, "partition_epoch": c.partition_epoch},
+                  source_of(event["event_type"]) or DECISION)
+
+    def _zombie_abort(self, epoch: int, event: dict) -> None:
+        newer = (event.get("attrs") or {}).get("new_controller_epoch")
+        self.findings.append(Finding.make(
+            "concurrent_controllers", ERROR,
+            f"controller {event.get('controller_id')} with epoch {event.get('controller_epoch')} tried to elect a "
+            f"leader after another controller wrote the partition state with epoch {newer}: it is a zombie "
+            f"controller that went through a soft failure (I10, A3/A8)",
+            [ref_of(event)], controller_epoch=event.get("controller_epoch"), ts=event.get("ts"),
+            kind="aborted_by_newer_controller", broker=event.get("controller_id"), **self.where))
+
+    def _alter_partition_rejected(self, epoch: int, event: dict) -> None:
+        attrs = event.get("attrs") or {}
+        if attrs.get("request_partition_epoch") is None:  # not a stale partition epoch: leader, leader epoch, RECOVERING
+            reason = _rejection_reason(event, attrs)
+            self.findings.append(Finding.make(
+                "alter_partition_rejected", WARNING,
+                f"the controller rejected an AlterPartition from broker {attrs.get('requesting_broker')}: "
+                f"{reason[:300]}", [ref_of(event)], controller_epoch=event.get("controller_epoch"),
+                ts=event.get("ts"), kind="rejected", broker=_int(attrs.get("requesting_broker")), **self.where))
+            return
+        self.findings.append(Finding.make(
+            "stale_epoch_rejected", INFO,
+            f"the controller rejected an AlterPartition from broker {attrs.get('requesting_broker')} carrying "
+            f"partition epoch {attrs.get('request_partition_epoch')}; the current one is "
+            f"{event.get('partition_epoch')} (the leader's view was stale; it retries with fresh metadata)",
+            [ref_of(event)], controller_epoch=event.get("controller_epoch"), ts=event.get("ts"),
+            kind="stale_partition_epoch", broker=_int(attrs.get("requesting_broker")), **self.where))
+
+
+def _rejection_reason(event: dict, attrs: dict) -> str:
+    """Why the controller rejected an AlterPartition (the forms of kraft.lark without a partition epoch)."""
+    if attrs.get("request_leader_epoch") is not None:
+        return f"its leader epoch {attrs['request_leader_epoch']} is not the current {event.get('leader_epoch')}"
+    if attrs.get("new_isr") is not None:
+        return (f"the ISR {attrs['new_isr']} had more than one replica while the leader was still RECOVERING "
+                f"from an unclean election")
+    if event.get("leader") is not None:
+        return f"the current leader is {event['leader']}"
+    return "rejected"
+
+
+def _int(text) -> Optional[int]:
+    try:
+        return None if text is None else int(text)
+    except ValueError:
+        return None
+
+
+def replay_partition(events: list[dict], ctx: ClusterContext, cfg: ReplayConfig = ReplayConfig()) -> ReplayResult:
+    """Replay every line of one partition (events of a single (cluster, topic, partition))."""
+    if not events:
+        return ReplayResult()
+    if not has_metadata(events):
+        result = PartitionReplay(events, ctx, cfg).run()
+        result.findings = kraft_unclean_lines(events, result.findings, cfg.cluster)  # KRaft logs without a dump
+        return result
+    # KRaft metadata records are the partition's history (replay/kraft.py); the log lines
+    # still go through the line replay for their own checks, but its timelines give way.
+    kraft = replay_kraft_partition(events, ctx, cfg.cluster)
+    lines = [e for e in events if e["event_type"] not in RECORD_TYPES]
+    found = PartitionReplay(lines, ctx, cfg).run().findings if lines else []
+    return ReplayResult(kraft.partition_intervals, kraft.replica_intervals, kraft.findings + found)

@@ -1,0 +1,131 @@
+"""What a log line says about a partition's leader/ISR/epochs, and how trustworthy that is.
+
+Lines are sorted into sources because they deserve different trust: a controller *decision*
+(``Changed partition … to OnlinePartition with state …``) establishes state; a *controller view*
+(LeaderAndIsr / UpdateMetadata being sent) repeats the controller's current state; a *broker view*
+(``Received LeaderAndIsr request …``, ``Leader t-p starts at …``) is a delayed echo that may be
+stale; a *leader ISR change* (``Shrinking ISR from …``) is the leader's own write (no leader-epoch
+bump, K:cluster/Partition.scala@2.4.1 maybeShrinkIsr).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Optional
+
+DECISION = "decision"
+CONTROLLER_VIEW = "controller_view"
+BROKER_VIEW = "broker_view"
+LEADER_ISR_CHANGE = "leader_isr_change"
+FAILURE = "failure"
+
+DECISION_TYPES = frozenset({"partition_state_change", "partition_isr_removed", "leader_elected", "leader_selected",
+                            "unclean_leader_election", "kraft_partition_change"})
+CONTROLLER_VIEW_TYPES = frozenset({"send_leader_and_isr", "send_update_metadata", "leader_cache_updated"})
+BROKER_VIEW_TYPES = frozenset({"broker_leader_and_isr_received", "broker_metadata_cached", "broker_leader_unavailable",
+                               "leader_starts", "follower_starts"})
+LEADER_ISR_TYPES = frozenset({"isr_shrink", "isr_expand", "isr_updated"})
+FAILURE_TYPES = frozenset({"partition_state_change_failed", "no_replica_alive", "replica_state_change_failed"})
+
+# UpdateMetadata's stand-in leader for a topic being deleted (LeaderAndIsr.LeaderDuringDelete, 0.8.1+,
+# K:controller/ControllerChannelManager.scala@0.8.2.2:246, @3.9.0-rc3:477): not a real leader.
+LEADER_DURING_DELETE = -2
+NO_LEADER = -1
+
+
+def source_of(event_type: str) -> Optional[str]:
+    if event_type in DECISION_TYPES:
+        return DECISION
+    if event_type in CONTROLLER_VIEW_TYPES:
+        return CONTROLLER_VIEW
+    if event_type in BROKER_VIEW_TYPES:
+        return BROKER_VIEW
+    if event_type in LEADER_ISR_TYPES:
+        return LEADER_ISR_CHANGE
+    if event_type in FAILURE_TYPES:
+        return FAILURE
+    return None
+
+
+@dataclass(frozen=True)
+class PartitionStatus:
+    """The replayed partition: state-machine state plus the leader/ISR znode contents."""
+
+    state: Optional[str] = None
+    leader: Optional[int] = None
+    isr: Optional[tuple[int, ...]] = None
+    replicas: Optional[tuple[int, ...]] = None
+    leader_epoch: Optional[int] = None
+    partition_epoch: Optional[int] = None
+
+    def key(self) -> tuple:
+        return (self.state, self.leader, self.isr, self.replicas, self.leader_epoch, self.partition_epoch)
+
+    def with_(self, **changes) -> "PartitionStatus":
+        return replace(self, **changes)
+
+
+def _ints(values) -> Optional[tuple[int, ...]]:
+    return None if values is None else tuple(int(v) for v in values)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """The leader/ISR fields one line shows (None = the line does not say)."""
+
+    leader: Optional[int] = None
+    isr: Optional[tuple[int, ...]] = None
+    replicas: Optional[tuple[int, ...]] = None
+    leader_epoch: Optional[int] = None
+    partition_epoch: Optional[int] = None
+    state_controller_epoch: Optional[int] = None
+    recovering: bool = False
+
+    @property
+    def has_state(self) -> bool:
+        return any(v is not None for v in (self.leader, self.isr, self.leader_epoch, self.partition_epoch))
+
+
+def observation_of(event: dict) -> Observation:
+    """Fields of ``event``; ``Leader t-p starts at …`` is written by the leader itself."""
+    leader = event.get("leader")
+    if event["event_type"] == "leader_starts" and leader is None:
+        leader = event.get("broker")
+    attrs = event.get("attrs") or {}
+    return Observation(
+        leader=leader,
+        isr=_ints(event.get("isr")),
+        replicas=_ints(event.get("replicas")),
+        leader_epoch=event.get("leader_epoch"),
+        partition_epoch=event.get("partition_epoch"),
+        state_controller_epoch=event.get("state_controller_epoch"),
+        recovering=attrs.get("leader_recovery_state") == "RECOVERING",
+    )
+
+
+def is_stale(obs: Observation, cur: PartitionStatus) -> bool:
+    """A view older than what is already known (a delayed echo): it must not move the timeline back."""
+    if obs.leader_epoch is not None and cur.leader_epoch is not None and obs.leader_epoch >= 0:
+        if obs.leader_epoch < cur.leader_epoch:
+            return True
+        if obs.leader_epoch > cur.leader_epoch:
+            return False
+    if obs.partition_epoch is not None and cur.partition_epoch is not None and obs.partition_epoch >= 0:
+        return obs.partition_epoch < cur.partition_epoch
+    return False
+
+
+def apply_observation(cur: PartitionStatus, obs: Observation) -> PartitionStatus:
+    """``cur`` with every field the line shows; the deletion stand-in leader -2 is not a leader."""
+    changes: dict[str, Any] = {}
+    if obs.leader is not None and obs.leader != LEADER_DURING_DELETE:
+        changes["leader"] = obs.leader
+    if obs.isr is not None:
+        changes["isr"] = obs.isr
+    if obs.replicas is not None and obs.replicas:
+        changes["replicas"] = obs.replicas
+    if obs.leader_epoch is not None and obs.leader_epoch >= 0:
+        changes["leader_epoch"] = obs.leader_epoch
+    if obs.partition_epoch is not None and obs.partition_epoch >= 0:
+        changes["partition_epoch"] = obs.partition_epoch
+    return cur.with_(**changes) if changes else cur

@@ -1,0 +1,85 @@
+"""``kafka-forensics analyze``: parse → replay → check → report in one command, its summary and exit codes."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+from click.testing import CliRunner
+
+from kafka_forensics.jobs.analyze_job import AnalyzeResult
+from kafka_forensics.cli.main import main
+
+from tests.support.paths import REPO
+
+INCIDENT = REPO / "sample_logs" / "kafka-2.4-controller-failover"
+WIDE = {"COLUMNS": "250"}
+
+
+@pytest.fixture(scope="module")
+def incident_run(spark, tmp_path_factory):
+    out = tmp_path_factory.mktemp("analyze") / "out"
+    result = CliRunner(env=WIDE).invoke(main, ["analyze", str(INCIDENT), "--out", str(out), "--show", "3"])
+    return out, result
+
+
+@pytest.mark.spark
+def test_analyze_writes_every_stages_output(incident_run):
+    out, result = incident_run
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    for produced in ("events", "partition_timeline", "findings", "findings.jsonl", "controllers", "verdict.json",
+                     "report.html"):
+        assert (out / produced).exists(), produced
+    assert (out / "report.html").read_text("utf-8").lstrip().lower().startswith("<!doctype html")
+
+
+@pytest.mark.spark
+def test_a_zombie_controller_fails_the_expectations_with_exit_1(incident_run):
+    out, result = incident_run
+    verdict = json.loads((out / "verdict.json").read_text())
+    assert verdict["passed"] is False and result.exit_code == 1 == verdict["exit_code"]
+    assert "FAILED" in result.output
+
+
+@pytest.mark.spark
+def test_summary_names_window_controllers_findings_and_report(incident_run):
+    out, result = incident_run
+    text = result.output
+    for stage in ("parse", "replay", "check", "report"):
+        assert f"✓ {stage}" in text, stage
+    assert "window      2024-03-04 10:00:00 UTC → 2024-03-04 10:05:41 UTC" in text
+    assert "controllers 1, 2: 2 epoch(s) 7..8, 1 failover(s)" in text
+    findings = [json.loads(line) for line in (out / "findings.jsonl").read_text().splitlines()]
+    assert f"findings    {len(findings)} (" in text
+    assert "concurrent_controllers" in text  # the error comes first among the shown ones
+    assert text.index("concurrent_controllers") < text.index("stale_epoch_rejected")
+    assert f"report      {out}/report.html" in text
+
+
+@pytest.mark.spark
+def test_missing_input_and_no_log_lines_exit_2_in_one_sentence(spark, tmp_path):
+    runner = CliRunner()
+    missing = runner.invoke(main, ["analyze", str(tmp_path / "nope"), "--out", str(tmp_path / "o")])
+    assert missing.exit_code == 2 and "input not found" in missing.output and "Traceback" not in missing.output
+    (tmp_path / "notes.log").write_text("hello\nthis is not kafka\n")
+    junk = runner.invoke(main, ["analyze", str(tmp_path / "notes.log"), "--out", str(tmp_path / "o2")])
+    assert junk.exit_code == 2 and "Traceback" not in junk.output
+
+
+def test_bad_filter_or_config_exits_2_before_spark(tmp_path):
+    runner = CliRunner()
+    bad = runner.invoke(main, ["analyze", str(INCIDENT), "--out", str(tmp_path), "--partitions", "0"])
+    assert bad.exit_code == 2 and "--partitions needs --topic" in bad.output
+    missing_config = runner.invoke(main, ["analyze", str(INCIDENT), "--out", str(tmp_path),
+                                          "--config", str(tmp_path / "none.toml")])
+    assert missing_config.exit_code == 2 and "none.toml" in missing_config.output
+
+
+def test_exit_code_follows_the_verdict():
+    result = AnalyzeResult(out_dir="o", report_path="o/report.html")
+    assert result.exit_code == 0
+    result.verdict = SimpleNamespace(passed=True, exit_code=0)
+    assert result.exit_code == 0
+    result.verdict = SimpleNamespace(passed=False, exit_code=1)
+    assert result.exit_code == 1

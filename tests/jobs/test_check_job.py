@@ -1,0 +1,139 @@
+"""``kafka-forensics check`` end to end on the bundled scenarios, on the shared Spark session.
+
+One check per scenario (module-scoped): the zombie-controller simulation must fail exactly the
+two failover expectations its truth names, the clean failover must pass, and errors must exit 2
+with a verdict.json that says why.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kafka_forensics.jobs.check_job import load_check_config, run_check
+from kafka_forensics.cli.main import main
+from kafka_forensics.core.errors import InputError
+
+from tests.support.paths import REPO
+
+SAMPLES = REPO / "sample_logs"
+WIDE = {"COLUMNS": "250"}
+pytestmark = pytest.mark.spark
+
+
+def check(*args: str):
+    return CliRunner().invoke(main, ["check", *args], env=WIDE)
+
+
+def verdict_of(out: Path) -> dict:
+    return json.loads((out / "verdict.json").read_text("utf-8"))
+
+
+@pytest.fixture(scope="module")
+def zombie(spark, tmp_path_factory):
+    out = tmp_path_factory.mktemp("check") / "zombie"
+    result = check(str(SAMPLES / "sim-1.1-zombie-controller"), "--out", str(out))
+    return result, out
+
+
+@pytest.fixture(scope="module")
+def clean(spark, tmp_path_factory):
+    out = tmp_path_factory.mktemp("check") / "clean"
+    result = check(str(SAMPLES / "sim-2.4-clean-failover"), "--out", str(out))
+    return result, out
+
+
+def test_zombie_controller_fails_exactly_the_failover_expectations_its_truth_names(zombie):
+    result, out = zombie
+    assert result.exit_code == 1, result.output
+    verdict = verdict_of(out)
+    assert verdict["passed"] is False and verdict["exit_code"] == 1 and verdict["error"] is None
+    # truth.json: concurrent_controllers + stale_epoch_rejected
+    assert verdict["failed_expectations"] == ["failover.expect_no_concurrent_controllers",
+                                              "failover.expect_no_stale_epoch_rejections"]
+    assert verdict["suites"]["events"]["success"] and verdict["suites"]["timelines"]["success"]
+    failover = verdict["suites"]["failover"]["expectations"]
+    assert failover["expect_no_concurrent_controllers"]["rule"] == "concurrent_controllers"
+    assert failover["expect_no_stale_epoch_rejections"]["unexpected_count"] == 8
+    assert verdict["counts"]["events"] == 340
+    assert verdict["findings_by_rule"]["concurrent_controllers"] == {"error": 1}
+    assert verdict["inputs"]["replay"] == "computed"
+    assert "FAILED" in result.output and "expect_no_concurrent_controllers" in result.output
+
+
+def test_offending_rows_cite_log_lines_that_say_so(zombie):
+    _, out = zombie
+    samples = verdict_of(out)["suites"]["failover"]["expectations"]["expect_no_stale_epoch_rejections"]["samples"]
+    assert len(samples) == 5  # default sample_rows
+    for row in samples:
+        path, line = row["evidence"].rsplit(":", 1)
+        text = Path(path).read_text("utf-8").splitlines()[int(line) - 1]
+        assert "epoch" in text.lower() or "error_code=11" in text or "11)" in text, text
+        assert row["ts"].startswith("2024-03-04T") and row["detail"]
+
+
+def test_results_data_docs_and_thresholds_are_written(zombie):
+    _, out = zombie
+    for suite in ("events", "timelines", "failover"):
+        result = json.loads((out / "validation" / f"{suite}.json").read_text("utf-8"))
+        assert result["suite_name"] == suite and "results" in result
+    index = (out / "data_docs" / "index.html").read_text("utf-8")
+    assert "failover" in index
+    page = next((out / "data_docs" / "expectations").glob("failover.html")).read_text("utf-8")
+    assert "No concurrent controllers" in page
+    verdict = verdict_of(out)
+    assert verdict["thresholds"]["max_quarantine_rate"] == 0.01 and verdict["thresholds"]["fail_on"] == ["critical"]
+    assert set(verdict["versions"]) >= {"great-expectations", "pyspark", "kafka-forensics", "python"}
+
+
+def test_a_second_check_reuses_the_replay_and_runs_the_configured_suites(zombie, tmp_path):
+    _, out = zombie
+    config = tmp_path / "check.toml"
+    config.write_text('suites = ["failover"]\n[severity]\nexpect_no_stale_epoch_rejections = "warning"\n')
+    result = check(str(SAMPLES / "sim-1.1-zombie-controller"), "--out", str(out), "--config", str(config))
+    assert result.exit_code == 1, result.output
+    assert "using the replay tables" in result.output
+    verdict = verdict_of(out)
+    assert list(verdict["suites"]) == ["failover"]
+    assert verdict["inputs"]["replay"] == "reused"
+    assert verdict["failed_expectations"] == ["failover.expect_no_concurrent_controllers"]
+    assert verdict["warnings"] == ["failover.expect_no_stale_epoch_rejections"]
+
+
+def test_clean_failover_passes(clean):
+    result, out = clean
+    assert result.exit_code == 0, result.output
+    verdict = verdict_of(out)
+    assert verdict["passed"] is True and verdict["exit_code"] == 0
+    assert verdict["failed_expectations"] == [] and verdict["warnings"] == []
+    assert all(s["success"] for s in verdict["suites"].values())
+    assert verdict["findings_by_rule"] == {}
+
+
+def test_missing_input_exits_2_and_still_writes_a_verdict(spark, tmp_path):
+    out = tmp_path / "out"
+    result = check(str(tmp_path / "no-such-logs"), "--out", str(out))
+    assert result.exit_code == 2, result.output
+    assert "input not found" in result.output
+    verdict = verdict_of(out)
+    assert verdict["passed"] is False and verdict["exit_code"] == 2 and "input not found" in verdict["error"]
+
+
+def test_bad_config_exits_2_and_still_writes_a_verdict(tmp_path):
+    config = tmp_path / "check.toml"
+    config.write_text('suites = ["events", "latency"]\n')
+    out = tmp_path / "out"
+    result = check(str(SAMPLES / "sim-2.4-clean-failover"), "--out", str(out), "--config", str(config))
+    assert result.exit_code == 2, result.output
+    assert "unknown suite 'latency'" in result.output
+    assert verdict_of(out)["exit_code"] == 2
+
+
+def test_run_check_without_replay_tables_is_an_input_error_with_a_verdict(spark, tmp_path):
+    with pytest.raises(InputError, match="no complete replay output"):
+        run_check(spark, str(tmp_path), load_check_config(None))
+    verdict = verdict_of(tmp_path)
+    assert verdict["exit_code"] == 2 and "replay" in verdict["error"]

@@ -1,0 +1,164 @@
+"""The report job on the committed samples: one replay of every sample (each its own cluster), one
+report, and each scenario's known findings are in it with their evidence lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kafka_forensics.cli.main import main
+from kafka_forensics.core.verdict import summarize_verdict
+from kafka_forensics.jobs.report_job import EVIDENCE_LIMIT, bucket_seconds_for
+from kafka_forensics.simulator.truth import finding_matches, unmatched
+
+from tests.support.report_html import finding_rows, script_blocks, without_plotly_js
+
+from tests.support.paths import SAMPLES
+
+SCENARIOS = sorted(p.name for p in SAMPLES.iterdir() if p.is_dir())
+CLUSTER_RX = r"sample_logs/([^/]+)/"
+pytestmark = pytest.mark.spark
+
+# kafka-2.4-controller-failover/README.md "Findings": (rule, topic, partition, one evidence line).
+FAILOVER_FINDINGS = [
+    ("concurrent_controllers", None, None, "broker-2/controller.log:4"),
+    ("stale_epoch_rejected", None, None, "broker-3/state-change.log:70"),
+    ("stale_epoch_rejected", None, None, "broker-2/state-change.log:179"),
+    ("illegal_transition", "orders", 2, "broker-2/state-change.log:87"),
+]
+
+
+@pytest.fixture(scope="module")
+def samples_report(spark, tmp_path_factory):
+    from kafka_forensics.jobs.replay_job import ReplayOptions, run_replay
+    from kafka_forensics.parsers.records import ParseOptions
+
+    out = tmp_path_factory.mktemp("report") / "out"
+    run_replay(spark, [str(SAMPLES / s) for s in SCENARIOS], str(out), ParseOptions(),
+               ReplayOptions(cluster_from_path=CLUSTER_RX))
+    html_path = out.parent / "report.html"
+    result = CliRunner().invoke(main, ["report", str(out), "--out", str(html_path), "--top", "6"])
+    assert result.exit_code == 0, result.output
+    page = html_path.read_text("utf-8")
+    print(f"\nreport of all {len(SCENARIOS)} samples: {html_path.stat().st_size:,} bytes")
+    return out, page, finding_rows(page), result.output
+
+
+def _message_of(raw: str) -> str:
+    """``[ts] LEVEL message (logger)`` -> message."""
+    return raw.split("] ", 1)[1].rsplit(" (", 1)[0].split(" ", 1)[1]
+
+
+def _of(rows: list[dict], scenario: str) -> list[dict]:
+    return [r for r in rows if r["cluster"] == scenario]
+
+
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if (SAMPLES / s / "truth.json").is_file()])
+def test_report_shows_each_simulated_scenarios_truth_with_evidence(samples_report, scenario):
+    out, _, rows, _ = samples_report
+    truth = json.loads((SAMPLES / scenario / "truth.json").read_text("utf-8"))
+    jsonl = {f["finding_id"]: f for f in map(json.loads, (out / "findings.jsonl").read_text().splitlines())}
+    mine = _of(rows, scenario)
+    assert unmatched(truth["findings"], mine) == []
+    for expected in truth["findings"]:
+        for row in (r for r in mine if finding_matches(expected, r)):
+            cited = jsonl[row["finding-id"]]["evidence"]
+            assert row["refs"] == cited[:EVIDENCE_LIMIT]  # the finding's own evidence, in its order
+            assert len(row["texts"]) == len(row["refs"]) and all(t.strip() for t in row["texts"])
+            for ref, text in zip(row["refs"], row["texts"]):
+                path, line_no = ref.rsplit(":", 1)
+                raw = Path(path).read_text("utf-8").splitlines()[int(line_no) - 1]
+                assert _message_of(raw)[:40] in text  # the line's own words
+
+
+def test_report_shows_the_failover_incident_with_its_lines(samples_report):
+    _, _, rows, _ = samples_report
+    scenario = "kafka-2.4-controller-failover"
+    mine = _of(rows, scenario)
+    for rule, topic, partition, ref in FAILOVER_FINDINGS:
+        full = f"{SAMPLES}/{scenario}/{ref}"
+        hits = [r for r in mine if r["rule"] == rule and r["topic"] == topic and r["partition"] == partition
+                and full in r["refs"]]
+        assert hits, (rule, ref)
+        text = hits[0]["texts"][hits[0]["refs"].index(full)]
+        line_no = int(ref.rsplit(":", 1)[1])
+        raw = (SAMPLES / scenario / ref.rsplit(":", 1)[0]).read_text("utf-8").splitlines()[line_no - 1]
+        assert raw.split("] ", 1)[1].split(" (", 1)[0][:60] in text  # the line's own words, escaped back
+
+
+def test_report_summary_counts_and_sections(samples_report):
+    out, page, rows, output = samples_report
+    parse = json.loads((out / "parse_summary.json").read_text())
+    replay = json.loads((out / "replay_summary.json").read_text())
+    assert f"{parse['lines_read']:,}" in page and "reconciled" in page
+    assert f"{replay['findings']:,}" in page
+    assert len(rows) == replay["findings"]  # fewer than 500: all shown
+    for section in ("summary", "lanes", "findings", "partitions", "transitions", "rates", "quarantine"):
+        assert f'<section id="{section}">' in page
+    assert "partitions: showing 6 of" in page and "left out" in output
+    assert "not run" in page  # no verdict.json
+    assert page.count('<script type="text/javascript">') == 1  # plotly.js once
+    assert "cdn" not in " ".join(a for a, _ in script_blocks(page)).lower()
+    ours = without_plotly_js(page)
+    assert 'src="http' not in ours and 'href="http' not in ours and "@import" not in ours
+
+
+def test_report_is_deterministic(samples_report, spark, tmp_path):
+    from kafka_forensics.jobs.report_job import build_report
+
+    out, page, _, _ = samples_report
+    again = build_report(spark, str(out), str(tmp_path / "again.html"), top_partitions=6)
+    assert (tmp_path / "again.html").read_text("utf-8") == page
+    assert again.size_bytes == len(page.encode("utf-8"))
+    assert again.partitions_shown == 6 and again.partitions_total > 6
+
+
+def test_verdict_is_shown_when_present(samples_report, spark, tmp_path):
+    from kafka_forensics.jobs.report_job import build_report
+
+    out, _, _, _ = samples_report
+    # the shape jobs/check_job.py writes
+    (out / "verdict.json").write_text(json.dumps({
+        "verdict_version": 1, "passed": False, "exit_code": 1, "error": None,
+        "failed_expectations": ["findings.no_critical_findings"], "warnings": [],
+        "suites": {"events": {"success": True, "evaluated": 12, "unsuccessful": 0, "expectations": {}},
+                   "findings": {"success": False, "evaluated": 5, "unsuccessful": 2, "expectations": {}}}}))
+    try:
+        build_report(spark, str(out), str(tmp_path / "v.html"), top_partitions=1, max_findings=3)
+    finally:
+        (out / "verdict.json").unlink()
+    page = (tmp_path / "v.html").read_text("utf-8")
+    assert 'class="verdict-failed">failed<' in page and '<table id="suites">' in page
+    assert "failed: findings.no_critical_findings" in page
+    assert "findings: showing the 3 most severe of" in page
+
+
+def test_report_command_exits_2_without_replay_tables(tmp_path):
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "empty"), "--out", str(tmp_path / "r.html")])
+    assert result.exit_code == 2 and "no replay tables" in result.output
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_verdict_shapes_are_tolerated():
+    assert summarize_verdict({"passed": True}).status == "passed"
+    v = summarize_verdict({"status": "FAILED", "results": [{"suite": "events", "success": False,
+                                                             "statistics": {"evaluated_expectations": 4}}]})
+    assert v.status == "failed" and v.suites[0].name == "events" and v.suites[0].evaluated == 4
+    assert summarize_verdict({"suites": {"a": True, "b": True}}).status == "passed"
+    assert summarize_verdict({"something": 1}).status == "unreadable"
+    assert summarize_verdict([1, 2]).status == "unreadable"
+
+
+def test_event_rate_buckets_are_bounded():
+    from datetime import datetime, timedelta, timezone
+
+    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    for span in (timedelta(seconds=3), timedelta(minutes=5), timedelta(hours=7), timedelta(days=40),
+                 timedelta(days=3000)):
+        step = bucket_seconds_for(start, start + span)
+        assert span.total_seconds() / step <= 500
+    assert bucket_seconds_for(start, start + timedelta(minutes=5)) == 1
