@@ -25,8 +25,14 @@ def main() -> int:
         link = namespace / package.name
         if package.name != "tests" and not link.exists():
             link.symlink_to(package, target_is_directory=True)
-    command = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-               *(arg for name in CHECKED for arg in ("-p", f"kafka_forensics.{name}"))]
+    command = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        str(ROOT / "pyproject.toml"),
+        *(arg for name in CHECKED for arg in ("-p", f"kafka_forensics.{name}")),
+    ]
     env = {**os.environ, "MYPYPATH": str(tree)}
     return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
 

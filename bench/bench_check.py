@@ -28,22 +28,28 @@ def main() -> None:
 
     started = time.perf_counter()
     spark = build_session(args.master)
-    print(f"spark session: {time.perf_counter() - started:.1f}s  (Spark {spark.version}, "
-          f"{spark.sparkContext.master}, Python {platform.python_version()})")
+    print(
+        f"spark session: {time.perf_counter() - started:.1f}s  (Spark {spark.version}, "
+        f"{spark.sparkContext.master}, Python {platform.python_version()})"
+    )
     config = load_check_config(args.config)
     for run in range(1, args.runs + 1):
         timings: dict[str, float] = {}
         started = time.perf_counter()
         verdict = run_check(spark, args.out_dir, config, {"bench": True}, timings=timings)
         total = time.perf_counter() - started
-        print(f"run {run}: verdict {'passed' if verdict.passed else 'FAILED'} (exit {verdict.exit_code}), "
-              f"{total:.1f}s total")
+        print(
+            f"run {run}: verdict {'passed' if verdict.passed else 'FAILED'} (exit {verdict.exit_code}), "
+            f"{total:.1f}s total"
+        )
         for table, rows in verdict.counts.items():
             print(f"  {table:<20} {rows:>12,} rows")
         for suite, seconds in timings.items():
             entry = verdict.suites[suite]
-            print(f"  suite {suite:<14} {seconds:8.1f}s  {entry['evaluated']} expectations, "
-                  f"{entry['unsuccessful']} unsuccessful")
+            print(
+                f"  suite {suite:<14} {seconds:8.1f}s  {entry['evaluated']} expectations, "
+                f"{entry['unsuccessful']} unsuccessful"
+            )
         rest = total - sum(timings.values())
         print(f"  load+count tables, Data Docs, verdict: {rest:.1f}s")
     spark.stop()

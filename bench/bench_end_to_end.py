@@ -53,15 +53,29 @@ def generate(out: Path, lines: int, args) -> tuple[object, int]:
     """Scale-mode logs of about ``lines`` lines: calibrate lines per partition, then generate."""
     probe = Path(tempfile.mkdtemp(prefix="kf-e2e-probe-", dir=args.workdir))
     try:
-        small = run_scale(probe, kafka_version=args.kafka_version, brokers=args.brokers, topics=min(args.topics, 20),
-                          partitions=CALIBRATION_PARTITIONS, failovers=args.failovers, seed=args.seed)
+        small = run_scale(
+            probe,
+            kafka_version=args.kafka_version,
+            brokers=args.brokers,
+            topics=min(args.topics, 20),
+            partitions=CALIBRATION_PARTITIONS,
+            failovers=args.failovers,
+            seed=args.seed,
+        )
     finally:
         shutil.rmtree(probe, ignore_errors=True)
     per_partition = small.lines / CALIBRATION_PARTITIONS
     partitions = max(args.brokers, round(lines / per_partition))
     topics = max(1, min(args.topics, partitions // 10))
-    return run_scale(out, kafka_version=args.kafka_version, brokers=args.brokers, topics=topics,
-                     partitions=partitions, failovers=args.failovers, seed=args.seed), partitions
+    return run_scale(
+        out,
+        kafka_version=args.kafka_version,
+        brokers=args.brokers,
+        topics=topics,
+        partitions=partitions,
+        failovers=args.failovers,
+        seed=args.seed,
+    ), partitions
 
 
 def run_stages(spark, logs: Path, out: Path, stages: tuple[str, ...]) -> dict[str, dict]:
@@ -80,8 +94,9 @@ def run_stages(spark, logs: Path, out: Path, stages: tuple[str, ...]) -> dict[st
         "replay": lambda: replay_events(spark, spark.read.parquet(f"{out}/events"), str(out), ReplayOptions()),
         "check": lambda: run_check(spark, str(out), load_check_config(None)),
         "report": lambda: build_report(spark, str(out), f"{out}/report.html"),
-        "merge": lambda: _merge_to_null(spark, logs, parse_options, MergeOptions(event_filter=EventFilter()),
-                                        merge_frame, iter_merged, write_merged),
+        "merge": lambda: _merge_to_null(
+            spark, logs, parse_options, MergeOptions(event_filter=EventFilter()), merge_frame, iter_merged, write_merged
+        ),
     }
     results: dict[str, dict] = {}
     for stage in stages:
@@ -90,8 +105,12 @@ def run_stages(spark, logs: Path, out: Path, stages: tuple[str, ...]) -> dict[st
         started = time.perf_counter()
         value = actions[stage]()
         seconds = time.perf_counter() - started
-        results[stage] = {"seconds": seconds, "py_peak_mb": _status_kb("self", "VmHWM") / 1024,
-                          "jvm_peak_mb": _status_kb(jvm_pid, "VmHWM") / 1024, "value": value}
+        results[stage] = {
+            "seconds": seconds,
+            "py_peak_mb": _status_kb("self", "VmHWM") / 1024,
+            "jvm_peak_mb": _status_kb(jvm_pid, "VmHWM") / 1024,
+            "value": value,
+        }
     return results
 
 
@@ -124,24 +143,30 @@ def main(argv=None) -> int:
     from kafka_forensics.jobs.spark_session import build_session
 
     spark = build_session(args.master, parse_conf(tuple(args.conf)))
-    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cpu(s), "
-          f"master {spark.sparkContext.master}, Kafka {args.kafka_version} text, {args.brokers} brokers, "
-          f"{args.failovers} failovers")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cpu(s), "
+        f"master {spark.sparkContext.master}, Kafka {args.kafka_version} text, {args.brokers} brokers, "
+        f"{args.failovers} failovers"
+    )
     summary = []
     for size in sizes:
         root = Path(tempfile.mkdtemp(prefix=f"kf-e2e-{size}-", dir=args.workdir))
         try:
             generated, partitions = generate(root / "logs", size, args)
-            print(f"\n== {generated.lines:,} lines ({generated.records:,} records, {generated.bytes / 1e6:,.0f} MB, "
-                  f"{generated.files} files, {partitions:,} partitions); generated in {generated.seconds:,.1f} s "
-                  f"(not counted)")
+            print(
+                f"\n== {generated.lines:,} lines ({generated.records:,} records, {generated.bytes / 1e6:,.0f} MB, "
+                f"{generated.files} files, {partitions:,} partitions); generated in {generated.seconds:,.1f} s "
+                f"(not counted)"
+            )
             results = run_stages(spark, root / "logs", root / "out", stages)
             print(f"{'stage':<8}{'seconds':>10}{'lines/s':>12}{'µs/line':>10}{'py peak MB':>12}{'JVM peak MB':>13}")
             total = 0.0
             for stage, r in results.items():
                 total += r["seconds"]
-                print(f"{stage:<8}{r['seconds']:>10.1f}{generated.lines / r['seconds']:>12,.0f}"
-                      f"{r['seconds'] / generated.lines * 1e6:>10.1f}{r['py_peak_mb']:>12,.0f}{r['jvm_peak_mb']:>13,.0f}")
+                print(
+                    f"{stage:<8}{r['seconds']:>10.1f}{generated.lines / r['seconds']:>12,.0f}"
+                    f"{r['seconds'] / generated.lines * 1e6:>10.1f}{r['py_peak_mb']:>12,.0f}{r['jvm_peak_mb']:>13,.0f}"
+                )
             print(f"{'total':<8}{total:>10.1f}{generated.lines / total:>12,.0f}{total / generated.lines * 1e6:>10.1f}")
             if "report" in results:
                 print(f"report size {results['report']['value'].size_bytes / 1e6:,.1f} MB")
@@ -154,8 +179,11 @@ def main(argv=None) -> int:
     print("\ncost per line (µs) by size - flat means linear scaling")
     print(f"{'lines':>12}" + "".join(f"{s:>9}" for s in stages) + f"{'total':>9}")
     for lines, total, per_stage in summary:
-        print(f"{lines:>12,}" + "".join(f"{per_stage[s] / lines * 1e6:>9.1f}" for s in stages)
-              + f"{total / lines * 1e6:>9.1f}")
+        print(
+            f"{lines:>12,}"
+            + "".join(f"{per_stage[s] / lines * 1e6:>9.1f}" for s in stages)
+            + f"{total / lines * 1e6:>9.1f}"
+        )
     spark.stop()
     return 0
 

@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate import write_cluster  # noqa: E402
+from generate import write_cluster
 
-from kafka_forensics.parsers import records  # noqa: E402
+from kafka_forensics.parsers import records
 
 
 def main() -> None:
@@ -47,7 +47,9 @@ def main() -> None:
                 print(f"{mode:<17} {lines:,} lines: {took:.2f} s CPU = {took * 1e6 / lines:.1f} us/line")
                 best[mode] = min(best.get(mode, took), took)
                 del result
-        print(f"paused vs on: {best['collector on'] / best['collector paused']:.2f}x less CPU (best of {args.rounds} each)")
+        print(
+            f"paused vs on: {best['collector on'] / best['collector paused']:.2f}x less CPU (best of {args.rounds} each)"
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

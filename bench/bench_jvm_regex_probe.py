@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_spark_parse import _cpu_seconds  # noqa: E402
-from generate import write_cluster  # noqa: E402
-from pyspark.sql import functions as F  # noqa: E402
+from bench_spark_parse import _cpu_seconds
+from generate import write_cluster
+from pyspark.sql import functions as F
 
-from kafka_forensics.jobs.spark_session import build_session  # noqa: E402
-from kafka_forensics.parsers.records import line_parser  # noqa: E402
+from kafka_forensics.jobs.spark_session import build_session
+from kafka_forensics.parsers.records import line_parser
 
 
 def to_java(pattern: str) -> str:
@@ -53,10 +53,12 @@ def main() -> None:
         body = F.regexp_extract("value", header, groups["body"])
         variants = {
             "read text only": text,
-            "+ header, 4 x regexp_extract": text.select(*[F.regexp_extract("value", header, groups[f]).alias(f)
-                                                         for f in fields]),
+            "+ header, 4 x regexp_extract": text.select(
+                *[F.regexp_extract("value", header, groups[f]).alias(f) for f in fields]
+            ),
             f"+ header body, rlike over {len(fast.buckets)} template buckets": text.select(
-                *[body.rlike(to_java(b.regex.pattern)).alias(f"b{i}") for i, b in enumerate(fast.buckets.values())]),
+                *[body.rlike(to_java(b.regex.pattern)).alias(f"b{i}") for i, b in enumerate(fast.buckets.values())]
+            ),
         }
         matched = text.filter(F.col("value").rlike(header)).count()
         print(f"{lines:,} lines, {matched:,} with a header (Java); master {args.master}")
@@ -67,8 +69,10 @@ def main() -> None:
             took = time.perf_counter() - start
             after = _cpu_seconds()
             jvm, python = (a - b for a, b in zip(after, before))
-            print(f"{name:<55} {took:6.1f} s wall; CPU per line: JVM {jvm * 1e6 / lines:5.2f} us, "
-                  f"Python {python * 1e6 / lines:4.2f} us")
+            print(
+                f"{name:<55} {took:6.1f} s wall; CPU per line: JVM {jvm * 1e6 / lines:5.2f} us, "
+                f"Python {python * 1e6 / lines:4.2f} us"
+            )
         spark.stop()
     finally:
         shutil.rmtree(root, ignore_errors=True)

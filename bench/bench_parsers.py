@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate import generate_lines  # noqa: E402
+from generate import generate_lines
 
-from kafka_forensics.parsers.lines import FastLineParser, LarkLineParser  # noqa: E402
-from kafka_forensics.parsers.records import ParseOptions, parse_file  # noqa: E402
+from kafka_forensics.parsers.lines import FastLineParser, LarkLineParser
+from kafka_forensics.parsers.records import ParseOptions, parse_file
 
 
 def _best(fn, repeat: int = 3) -> float:
@@ -48,25 +48,35 @@ def _real_lines(count: int) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=20000)
-    ap.add_argument("--corpus", choices=("generated", "real"), default="generated",
-                    help="generated: a busy 2.4 TRACE state-change log; real: ../shared/real-logs repeated")
+    ap.add_argument(
+        "--corpus",
+        choices=("generated", "real"),
+        default="generated",
+        help="generated: a busy 2.4 TRACE state-change log; real: ../shared/real-logs repeated",
+    )
     args = ap.parse_args()
     lines = generate_lines(args.lines) if args.corpus == "generated" else _real_lines(args.lines)
     data = ("\n".join(lines) + "\n").encode()
-    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}; "
-          f"{args.corpus} corpus, {len(lines):,} lines, {len(data) / 1e6:.1f} MB")
+    print(
+        f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}; "
+        f"{args.corpus} corpus, {len(lines):,} lines, {len(data) / 1e6:.1f} MB"
+    )
     # warm both (grammar build, regex compile) outside the timing
     version = "2.4" if args.corpus == "generated" else None  # real corpus: dialect detected
     parse_file(data[:2000], "state-change.log", ParseOptions(use_lark=True, kafka_version=version))
     parse_file(data[:2000], "state-change.log", ParseOptions(kafka_version=version))
     lark_t = _best(lambda: parse_file(data, "state-change.log", ParseOptions(use_lark=True, kafka_version=version)), 1)
     fast_t = _best(lambda: parse_file(data, "state-change.log", ParseOptions(kafka_version=version)), 1)  # cold caches
-    print(f"parse_file  plain Lark {len(lines) / lark_t:>10,.0f} lines/s   fast path {len(lines) / fast_t:>10,.0f} lines/s   ratio {lark_t / fast_t:.1f}x")
+    print(
+        f"parse_file  plain Lark {len(lines) / lark_t:>10,.0f} lines/s   fast path {len(lines) / fast_t:>10,.0f} lines/s   ratio {lark_t / fast_t:.1f}x"
+    )
     dialect = "zk-2.4" if args.corpus == "generated" else "auto"
     lk, fp = LarkLineParser(dialect), FastLineParser(dialect)
     lark_c = _best(lambda: [lk.classify(x) for x in lines], 1)
     fast_c = _best(lambda: [fp.classify(x) for x in lines])
-    print(f"classify    plain Lark {len(lines) / lark_c:>10,.0f} lines/s   fast path {len(lines) / fast_c:>10,.0f} lines/s   ratio {lark_c / fast_c:.1f}x")
+    print(
+        f"classify    plain Lark {len(lines) / lark_c:>10,.0f} lines/s   fast path {len(lines) / fast_c:>10,.0f} lines/s   ratio {lark_c / fast_c:.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -24,14 +24,13 @@ import pyarrow.compute as pc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate import _lines  # noqa: E402
+from generate import _lines
 
-from kafka_forensics.parsers.records import line_parser  # noqa: E402
+from kafka_forensics.parsers.records import line_parser
 
 
 def to_re2(pattern: str) -> str:
-    return (pattern.replace("(?>", "(?:").replace("++", "+").replace("*+", "*").replace("?+", "?")
-            .replace(r"\Z", "$"))
+    return pattern.replace("(?>", "(?:").replace("++", "+").replace("*+", "*").replace("?+", "?").replace(r"\Z", "$")
 
 
 def main() -> None:
@@ -51,8 +50,10 @@ def main() -> None:
     python_header = (time.process_time() - start) * 1e6 / len(lines)
     assert len(lines) - extracted.null_count == python_matches, "RE2 and re disagree on which lines have a header"
     print(f"{len(lines):,} lines, {python_matches:,} with a header")
-    print(f"header: RE2 column-wise {re2_header:.2f} us/line, Python re per line {python_header:.2f} us/line "
-          f"-> RE2 is {python_header / re2_header:.2f}x the speed")
+    print(
+        f"header: RE2 column-wise {re2_header:.2f} us/line, Python re per line {python_header:.2f} us/line "
+        f"-> RE2 is {python_header / re2_header:.2f}x the speed"
+    )
 
     bodies = extracted.field("body")
     compiled, spent = 0, 0.0
@@ -64,8 +65,10 @@ def main() -> None:
             compiled += 1
         except pa.ArrowInvalid:
             pass  # a pattern RE2 cannot express
-    print(f"templates: {compiled} of {len(fast.primary.buckets)} buckets compile in RE2; matching them all "
-          f"column-wise costs {spent * 1e6 / len(lines):.2f} us/line (before any field is extracted)")
+    print(
+        f"templates: {compiled} of {len(fast.primary.buckets)} buckets compile in RE2; matching them all "
+        f"column-wise costs {spent * 1e6 / len(lines):.2f} us/line (before any field is extracted)"
+    )
 
 
 if __name__ == "__main__":

@@ -34,17 +34,29 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     out = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="kf-sim-bench-"))
     try:
-        res = run_scale(out, kafka_version=args.kafka_version, brokers=args.brokers, topics=args.topics,
-                        partitions=args.partitions, failovers=args.failovers, seed=args.seed, trace=args.trace,
-                        gzip=args.gzip)
+        res = run_scale(
+            out,
+            kafka_version=args.kafka_version,
+            brokers=args.brokers,
+            topics=args.topics,
+            partitions=args.partitions,
+            failovers=args.failovers,
+            seed=args.seed,
+            trace=args.trace,
+            gzip=args.gzip,
+        )
     finally:
         if not args.keep:
             shutil.rmtree(out, ignore_errors=True)
     print(f"python {platform.python_version()} on {platform.machine()}")
-    print(f"kafka {args.kafka_version}{' --trace' if args.trace else ''}{' --gzip' if args.gzip else ''}: "
-          f"{args.brokers} brokers, {args.topics} topics, {args.partitions:,} partitions, {args.failovers} failovers")
-    print(f"{res.lines:,} lines ({res.records:,} records), {res.bytes / 1e9:,.2f} GB in {res.files} files, "
-          f"{res.seconds:,.1f} s")
+    print(
+        f"kafka {args.kafka_version}{' --trace' if args.trace else ''}{' --gzip' if args.gzip else ''}: "
+        f"{args.brokers} brokers, {args.topics} topics, {args.partitions:,} partitions, {args.failovers} failovers"
+    )
+    print(
+        f"{res.lines:,} lines ({res.records:,} records), {res.bytes / 1e9:,.2f} GB in {res.files} files, "
+        f"{res.seconds:,.1f} s"
+    )
     print(f"{res.lines_per_second:,.0f} lines/s, {res.bytes / 1e6 / res.seconds:,.1f} MB/s")
     return 0
 

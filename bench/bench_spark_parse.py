@@ -21,12 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate import write_cluster  # noqa: E402
+from generate import write_cluster
 
-from kafka_forensics.jobs.events_writer import WRITER_CONF  # noqa: E402
-from kafka_forensics.jobs.parse_job import run_parse  # noqa: E402
-from kafka_forensics.jobs.spark_session import build_session  # noqa: E402
-from kafka_forensics.parsers.records import ParseOptions  # noqa: E402
+from kafka_forensics.jobs.events_writer import WRITER_CONF
+from kafka_forensics.jobs.parse_job import run_parse
+from kafka_forensics.jobs.spark_session import build_session
+from kafka_forensics.parsers.records import ParseOptions
 
 
 def _cpu_seconds() -> tuple[float, float] | None:
@@ -69,16 +69,20 @@ def _run(spark, root: Path, master: str, writer: str) -> tuple[float, float | No
     took = time.perf_counter() - start
     after = _cpu_seconds()
     rate = summary.lines_read / took
-    print(f"[{writer} writer] spark parse ({master}): {summary.lines_read:,} lines in {took:.1f}s = {rate:,.0f} lines/s; "
-          f"reconciled={summary.reconciled} records={summary.records:,} continuation={summary.continuation_lines:,} "
-          f"quarantined={summary.quarantined:,}")
+    print(
+        f"[{writer} writer] spark parse ({master}): {summary.lines_read:,} lines in {took:.1f}s = {rate:,.0f} lines/s; "
+        f"reconciled={summary.reconciled} records={summary.records:,} continuation={summary.continuation_lines:,} "
+        f"quarantined={summary.quarantined:,}"
+    )
     if not (before and after):
         return rate, None
     jvm, python = (a - b for a, b in zip(after, before))
     per_line = 1e6 / summary.lines_read
-    print(f"[{writer} writer] CPU: JVM {jvm:.1f}s ({jvm * per_line:.1f} us/line), Python workers {python:.1f}s "
-          f"({python * per_line:.1f} us/line); 2 cores at that cost: "
-          f"{2 * summary.lines_read / (jvm + python):,.0f} lines/s")
+    print(
+        f"[{writer} writer] CPU: JVM {jvm:.1f}s ({jvm * per_line:.1f} us/line), Python workers {python:.1f}s "
+        f"({python * per_line:.1f} us/line); 2 cores at that cost: "
+        f"{2 * summary.lines_read / (jvm + python):,.0f} lines/s"
+    )
     return rate, (jvm + python) * per_line
 
 
@@ -86,16 +90,21 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=1_200_000)
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--writers", default="spark,arrow,spark,arrow",
-                    help="events writers to run in this order on the same lines (alternate them: JIT warm-up "
-                         "favours later runs); the best run of each is compared")
+    ap.add_argument(
+        "--writers",
+        default="spark,arrow,spark,arrow",
+        help="events writers to run in this order on the same lines (alternate them: JIT warm-up "
+        "favours later runs); the best run of each is compared",
+    )
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="kf-bench-"))
     try:
         start = time.perf_counter()
         written = write_cluster(root / "logs", args.lines)
         size = sum(p.stat().st_size for p in (root / "logs").rglob("*"))
-        print(f"generated {written:,} lines ({size / 1e6:.0f} MB) in {time.perf_counter() - start:.1f}s; cores: {os.cpu_count()}")
+        print(
+            f"generated {written:,} lines ({size / 1e6:.0f} MB) in {time.perf_counter() - start:.1f}s; cores: {os.cpu_count()}"
+        )
         spark = build_session(args.master)
         spark.range(1).count()  # JVM warm-up outside the timing
         best: dict[str, tuple[float, float | None]] = {}
@@ -105,8 +114,10 @@ def main() -> None:
                 best[writer] = (rate, cpu)
         if {"arrow", "spark"} <= best.keys():
             (arrow_rate, arrow_cpu), (spark_rate, spark_cpu) = best["arrow"], best["spark"]
-            print(f"workers' own writer vs Spark's writer: {arrow_rate / spark_rate:.2f}x lines/s (best runs)"
-                  + (f", {spark_cpu / arrow_cpu:.2f}x less CPU per line" if arrow_cpu and spark_cpu else ""))
+            print(
+                f"workers' own writer vs Spark's writer: {arrow_rate / spark_rate:.2f}x lines/s (best runs)"
+                + (f", {spark_cpu / arrow_cpu:.2f}x less CPU per line" if arrow_cpu and spark_cpu else "")
+            )
         spark.stop()
     finally:
         shutil.rmtree(root, ignore_errors=True)

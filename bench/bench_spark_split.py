@@ -29,14 +29,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_spark_parse import _cpu_seconds  # noqa: E402
-from generate import write_cluster  # noqa: E402
-from pyspark.sql.pandas.types import from_arrow_schema  # noqa: E402
+from bench_spark_parse import _cpu_seconds
+from generate import write_cluster
+from pyspark.sql.pandas.types import from_arrow_schema
 
-from kafka_forensics.jobs import parse_job  # noqa: E402
-from kafka_forensics.jobs.discovery import discover  # noqa: E402
-from kafka_forensics.jobs.spark_session import build_session  # noqa: E402
-from kafka_forensics.parsers.records import ParseOptions, parse_file  # noqa: E402
+from kafka_forensics.jobs import parse_job
+from kafka_forensics.jobs.discovery import discover
+from kafka_forensics.jobs.spark_session import build_session
+from kafka_forensics.parsers.records import ParseOptions, parse_file
 
 
 def _write_stub(sample: Path, target: Path) -> None:
@@ -88,13 +88,17 @@ def main() -> None:
             list(parse_job._event_batches(result.rows))
             arrow += time.process_time() - mark
         total = time.process_time() - start
-        print(f"{'python':14s} parse_file {(total - arrow) / lines * 1e6:5.1f} us, Arrow batches {arrow / lines * 1e6:5.1f} us")
+        print(
+            f"{'python':14s} parse_file {(total - arrow) / lines * 1e6:5.1f} us, Arrow batches {arrow / lines * 1e6:5.1f} us"
+        )
 
         stub_file = root / "stub.arrow"
         _write_stub(files[0], stub_file)
         spark = build_session(args.master)
         spark.range(1).count()
-        parse_job.parse_to_frames(spark, discover(spark, [str(warm)]), ParseOptions()).write.format("noop").mode("overwrite").save()
+        parse_job.parse_to_frames(spark, discover(spark, [str(warm)]), ParseOptions()).write.format("noop").mode(
+            "overwrite"
+        ).save()
         inputs = discover(spark, [str(logs)])
 
         def raw():

@@ -38,25 +38,67 @@ def _lines(rng: random.Random, broker: int, controller: int, epoch: int, count: 
         pick = rng.random()
         c = f"[Controller id={controller} epoch={epoch}] "
         if pick < 0.22:
-            msg, lvl, lg = f"{c}Changed partition {tp} from OnlinePartition to OnlinePartition with state LeaderAndIsr(leader={leader}, leaderEpoch={le}, isr=List({isr.replace(',', ', ')}), zkVersion={zk})", "TRACE", "state.change.logger"
+            msg, lvl, lg = (
+                f"{c}Changed partition {tp} from OnlinePartition to OnlinePartition with state LeaderAndIsr(leader={leader}, leaderEpoch={le}, isr=List({isr.replace(',', ', ')}), zkVersion={zk})",
+                "TRACE",
+                "state.change.logger",
+            )
         elif pick < 0.40:
-            msg, lvl, lg = f"{c}Changed state of replica {rng.randint(1, 3)} for partition {tp} from OnlineReplica to OfflineReplica", "TRACE", "state.change.logger"
+            msg, lvl, lg = (
+                f"{c}Changed state of replica {rng.randint(1, 3)} for partition {tp} from OnlineReplica to OfflineReplica",
+                "TRACE",
+                "state.change.logger",
+            )
         elif pick < 0.55:
-            msg, lvl, lg = f"{c}Sending become-follower LeaderAndIsr request LeaderAndIsrPartitionState(topicName='{topic}', partitionIndex={part}, controllerEpoch={epoch}, leader={leader}, leaderEpoch={le}, isr=[{isr.replace(',', ', ')}], zkVersion={zk}, replicas=[1, 2, 3], addingReplicas=[], removingReplicas=[], isNew=false) to broker {rng.randint(1, 3)} for partition {tp}", "TRACE", "state.change.logger"
+            msg, lvl, lg = (
+                f"{c}Sending become-follower LeaderAndIsr request LeaderAndIsrPartitionState(topicName='{topic}', partitionIndex={part}, controllerEpoch={epoch}, leader={leader}, leaderEpoch={le}, isr=[{isr.replace(',', ', ')}], zkVersion={zk}, replicas=[1, 2, 3], addingReplicas=[], removingReplicas=[], isNew=false) to broker {rng.randint(1, 3)} for partition {tp}",
+                "TRACE",
+                "state.change.logger",
+            )
         elif pick < 0.65:
-            msg, lvl, lg = f"[Broker id={broker}] Received LeaderAndIsr request LeaderAndIsrPartitionState(topicName='{topic}', partitionIndex={part}, controllerEpoch={epoch}, leader={leader}, leaderEpoch={le}, isr=[{isr.replace(',', ', ')}], zkVersion={zk}, replicas=[1, 2, 3], addingReplicas=[], removingReplicas=[], isNew=false) correlation id {corr} from controller {controller} epoch {epoch}", "TRACE", "state.change.logger"
+            msg, lvl, lg = (
+                f"[Broker id={broker}] Received LeaderAndIsr request LeaderAndIsrPartitionState(topicName='{topic}', partitionIndex={part}, controllerEpoch={epoch}, leader={leader}, leaderEpoch={le}, isr=[{isr.replace(',', ', ')}], zkVersion={zk}, replicas=[1, 2, 3], addingReplicas=[], removingReplicas=[], isNew=false) correlation id {corr} from controller {controller} epoch {epoch}",
+                "TRACE",
+                "state.change.logger",
+            )
         elif pick < 0.75:
             corr += 1
-            msg, lvl, lg = f"{c}Received response {{error_code=0,partition_errors=[{{topic_name={topic},partition_index={part},error_code=0,_tagged_fields={{}}}}],_tagged_fields={{}}}} for request LEADER_AND_ISR with correlation id {corr} sent to broker broker{broker}:9092 (id: {broker} rack: null)", "TRACE", "state.change.logger"
+            msg, lvl, lg = (
+                f"{c}Received response {{error_code=0,partition_errors=[{{topic_name={topic},partition_index={part},error_code=0,_tagged_fields={{}}}}],_tagged_fields={{}}}} for request LEADER_AND_ISR with correlation id {corr} sent to broker broker{broker}:9092 (id: {broker} rack: null)",
+                "TRACE",
+                "state.change.logger",
+            )
         elif pick < 0.80:
-            msg, lvl, lg = f"[Broker id={broker}] Handling LeaderAndIsr request correlationId {corr} from controller {controller} epoch {epoch} starting the become-leader transition for partition {tp}", "TRACE", "state.change.logger"
+            msg, lvl, lg = (
+                f"[Broker id={broker}] Handling LeaderAndIsr request correlationId {corr} from controller {controller} epoch {epoch} starting the become-leader transition for partition {tp}",
+                "TRACE",
+                "state.change.logger",
+            )
         elif pick < 0.995:
-            msg, lvl, lg = rng.choice([
-                (f"[Controller id={controller}] Processing automatic preferred replica leader election", "INFO", "kafka.controller.KafkaController"),
-                (f"[RequestSendThread controllerId={controller}] Controller {controller} connected to broker{broker}:9092 (id: {broker} rack: null) for sending state change requests", "INFO", "kafka.controller.RequestSendThread"),
-                (f"[Controller id={controller}] Topics not in preferred replica for broker {broker} Map()", "DEBUG", "kafka.controller.KafkaController"),
-                (f"[Partition {tp} broker={broker}] Shrinking ISR from {isr} to {leader}. Leader: (highWatermark: 12, endOffset: 15). Out of sync replicas: (brokerId: 3, endOffset: 10).", "INFO", "kafka.cluster.Partition"),
-            ])
+            msg, lvl, lg = rng.choice(
+                [
+                    (
+                        f"[Controller id={controller}] Processing automatic preferred replica leader election",
+                        "INFO",
+                        "kafka.controller.KafkaController",
+                    ),
+                    (
+                        f"[RequestSendThread controllerId={controller}] Controller {controller} connected to broker{broker}:9092 (id: {broker} rack: null) for sending state change requests",
+                        "INFO",
+                        "kafka.controller.RequestSendThread",
+                    ),
+                    (
+                        f"[Controller id={controller}] Topics not in preferred replica for broker {broker} Map()",
+                        "DEBUG",
+                        "kafka.controller.KafkaController",
+                    ),
+                    (
+                        f"[Partition {tp} broker={broker}] Shrinking ISR from {isr} to {leader}. Leader: (highWatermark: 12, endOffset: 15). Out of sync replicas: (brokerId: 3, endOffset: 10).",
+                        "INFO",
+                        "kafka.cluster.Partition",
+                    ),
+                ]
+            )
         else:
             line = f"[{stamp}] ERROR {c}Controller {controller} epoch {epoch} failed to change state for partition {tp} from OfflinePartition to OnlinePartition (state.change.logger)"
             yield line

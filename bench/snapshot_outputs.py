@@ -44,7 +44,9 @@ def _canonical(value):
     if isinstance(value, (set, frozenset)):
         return sorted((_canonical(v) for v in value), key=repr)
     if isinstance(value, dt.datetime):  # Spark hands back naive datetimes in the session's zone (UTC)
-        return (value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)).astimezone(dt.timezone.utc).isoformat()
+        return (
+            (value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)).astimezone(dt.timezone.utc).isoformat()
+        )
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _canonical({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
     if hasattr(value, "tolist"):
@@ -85,11 +87,21 @@ def _replay(events: list[dict], kafka_version: str | None) -> dict:
         result = replay_all(rows, user_version=kafka_version)
     except Exception as err:  # a version the replay refuses: the refusal is the behaviour
         return {"error": f"{type(err).__name__}: {err}"}
-    contexts = {name: {"controllers": ctx.controllers, "brokers": ctx.brokers,
-                       "broker_versions": ctx.broker_versions, "resets": ctx.resets}
-                for name, ctx in result.contexts.items()}
-    return {"contexts": contexts, "partition_timeline": result.partition_intervals,
-            "replica_timeline": result.replica_intervals, "findings": [f.to_row() for f in result.findings]}
+    contexts = {
+        name: {
+            "controllers": ctx.controllers,
+            "brokers": ctx.brokers,
+            "broker_versions": ctx.broker_versions,
+            "resets": ctx.resets,
+        }
+        for name, ctx in result.contexts.items()
+    }
+    return {
+        "contexts": contexts,
+        "partition_timeline": result.partition_intervals,
+        "replica_timeline": result.replica_intervals,
+        "findings": [f.to_row() for f in result.findings],
+    }
 
 
 def _inputs() -> list[tuple[str, list[Path], Path, bool]]:
@@ -111,8 +123,12 @@ def record(out: Path, spark: bool) -> None:
         for version in (None, *VERSION_RUNS) if is_sample else (None,):
             try:
                 events, quarantine, summaries = _parse(files, base, version)
-                doc = {"events": events, "quarantine": quarantine, "files": summaries,
-                       "replay": _replay(events, version)}
+                doc = {
+                    "events": events,
+                    "quarantine": quarantine,
+                    "files": summaries,
+                    "replay": _replay(events, version),
+                }
             except Exception as err:
                 doc = {"error": f"{type(err).__name__}: {err}"}
             _write(out / f"{name}{'@' + version if version else ''}.json", doc)
@@ -130,8 +146,16 @@ def _record_spark(out: Path) -> None:
     from kafka_forensics.jobs.spark_session import build_session
 
     spark = build_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
-    tables = ("events", "quarantine", "files", "partition_timeline", "replica_timeline", "controllers", "brokers",
-              "findings")
+    tables = (
+        "events",
+        "quarantine",
+        "files",
+        "partition_timeline",
+        "replica_timeline",
+        "controllers",
+        "brokers",
+        "findings",
+    )
     for sample in sorted(p for p in SAMPLES.iterdir() if p.is_dir()):
         with tempfile.TemporaryDirectory() as tmp:
             result = CliRunner().invoke(main, ["analyze", str(sample.relative_to(REPO)), "--out", tmp])

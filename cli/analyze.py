@@ -41,8 +41,9 @@ class _StageProgress:
         if self.status is not None:
             self.status.stop()
         seconds = counts.pop("seconds", 0.0)
-        details = ", ".join(f"{k} {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k} {v}"
-                            for k, v in counts.items())
+        details = ", ".join(
+            f"{k} {v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{k} {v}" for k, v in counts.items()
+        )
         self.out.print(f"[green]✓[/green] {stage:<7} {seconds:6.1f} s  {escape(details)}")
 
     def _poll(self) -> None:
@@ -69,18 +70,46 @@ class _StageProgress:
 @click.command("analyze")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out_dir", required=True, help="Output directory for the tables (local, hdfs://, s3a://).")
-@click.option("--report", "report_path", default=None, metavar="PATH",
-              help="Where to write the HTML report (default DIR/report.html).")
-@click.option("--config", "config_path", default=None, type=click.Path(dir_okay=False),
-              help="Expectations configuration (check.toml) for the check stage; default: the built-in one.")
+@click.option(
+    "--report",
+    "report_path",
+    default=None,
+    metavar="PATH",
+    help="Where to write the HTML report (default DIR/report.html).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Expectations configuration (check.toml) for the check stage; default: the built-in one.",
+)
 @filter_options
 @input_options
 @replay_options
 @click.option("--show", default=5, show_default=True, metavar="N", help="Print the N most severe findings.")
 @debug_option
-def analyze(inputs, out_dir, report_path, config_path, filter_topic, filter_partitions, start_time, end_time,
-            kafka_version, layout, broker_from_path, timezone, master, conf, cluster_from_path, clock_skew,
-            use_lark, show, debug):
+def analyze(
+    inputs,
+    out_dir,
+    report_path,
+    config_path,
+    filter_topic,
+    filter_partitions,
+    start_time,
+    end_time,
+    kafka_version,
+    layout,
+    broker_from_path,
+    timezone,
+    master,
+    conf,
+    cluster_from_path,
+    clock_skew,
+    use_lark,
+    show,
+    debug,
+):
     """Parse, replay, check and report in one go: the first command to run after an incident.
 
     Writes the tables of "parse" and "replay" under DIR, DIR/verdict.json (the expectations'
@@ -103,17 +132,24 @@ def analyze(inputs, out_dir, report_path, config_path, filter_topic, filter_part
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         flt = event_filter_from(filter_topic, filter_partitions, start_time, end_time, timezone)
-        ropts = ReplayOptions(kafka_version=kafka_version, cluster_from_path=cluster_from_path,
-                              clock_skew_seconds=clock_skew, event_filter=flt if flt.active else None)
+        ropts = ReplayOptions(
+            kafka_version=kafka_version,
+            cluster_from_path=cluster_from_path,
+            clock_skew_seconds=clock_skew,
+            event_filter=flt if flt.active else None,
+        )
         config = load_check_config(config_path)
         report = report_path or f"{out_dir.rstrip('/')}/report.html"
-        console.print(f"[bold]kafka-forensics analyze[/bold]: {len(inputs)} input(s) → {escape(out_dir)}"
-                      + (f" [dim]({escape(flt.describe())})[/dim]" if flt.active else ""))
+        console.print(
+            f"[bold]kafka-forensics analyze[/bold]: {len(inputs)} input(s) → {escape(out_dir)}"
+            + (f" [dim]({escape(flt.describe())})[/dim]" if flt.active else "")
+        )
         spark = build_session(master, parse_conf(conf))
         progress = _StageProgress(spark, console)
         try:
-            result = run_analyze(spark, list(inputs), out_dir, report, options, ropts, config,
-                                 top_findings=show, progress=progress)
+            result = run_analyze(
+                spark, list(inputs), out_dir, report, options, ropts, config, top_findings=show, progress=progress
+            )
         finally:
             progress.close()
         print_summary(result)
@@ -131,12 +167,16 @@ def print_summary(result) -> None:
     first, last = result.window
     console.print(f"window      {_ts(first)} → {_ts(last)}")
     p = result.parse
-    console.print(f"lines       {p.lines_read:,} read = {p.records:,} records + {p.continuation_lines:,} continuation "
-                  f"+ {p.quarantined:,} quarantined ({'reconciled' if p.reconciled else 'NOT reconciled'})")
+    console.print(
+        f"lines       {p.lines_read:,} read = {p.records:,} records + {p.continuation_lines:,} continuation "
+        f"+ {p.quarantined:,} quarantined ({'reconciled' if p.reconciled else 'NOT reconciled'})"
+    )
     for c in result.controllers:
         label = f" (cluster {escape(c['cluster'])})" if c["cluster"] else ""
-        console.print(f"controllers {', '.join(map(str, c['ids']))}{label}: {c['epochs']} epoch(s) "
-                      f"{c['first_epoch']}..{c['last_epoch']}, {c['failovers']} failover(s)")
+        console.print(
+            f"controllers {', '.join(map(str, c['ids']))}{label}: {c['epochs']} epoch(s) "
+            f"{c['first_epoch']}..{c['last_epoch']}, {c['failovers']} failover(s)"
+        )
     if not result.controllers:
         console.print("controllers none seen in these logs")
     sev = ", ".join(f"[{_SEVERITY_STYLE[s]}]{n:,} {s}[/{_SEVERITY_STYLE[s]}]" for s, n in result.by_severity.items())
@@ -144,9 +184,15 @@ def print_summary(result) -> None:
     for f in result.top_findings:
         _print_finding(f)
     verdict = result.verdict
-    console.print("verdict     " + ("[green]PASSED[/green]: every expectation met" if verdict.passed
-                                    else "[bold red]FAILED[/bold red]: expectations not met")
-                  + f" [dim]({escape(result.out_dir.rstrip('/') or result.out_dir)}/verdict.json)[/dim]")
+    console.print(
+        "verdict     "
+        + (
+            "[green]PASSED[/green]: every expectation met"
+            if verdict.passed
+            else "[bold red]FAILED[/bold red]: expectations not met"
+        )
+        + f" [dim]({escape(result.out_dir.rstrip('/') or result.out_dir)}/verdict.json)[/dim]"
+    )
     failed = list(getattr(verdict, "failed_expectations", []) or [])
     for name in failed[:5]:
         console.print(f"            [red]✗[/red] {escape(str(name))}")

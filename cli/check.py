@@ -18,14 +18,35 @@ console = make_console()
 @click.command("check")
 @click.argument("inputs", nargs=-1, required=False)
 @click.option("--out", "out_dir", required=True, help="Output directory (local, hdfs://, s3a://).")
-@click.option("--config", "config_path", default=None, metavar="FILE",
-              help="TOML configuration (suites, thresholds, severities); default: the bundled default_check.toml.")
-@click.option("--reuse", is_flag=True, help="Use the replay tables already in DIR, without checking which inputs made them.")
+@click.option(
+    "--config",
+    "config_path",
+    default=None,
+    metavar="FILE",
+    help="TOML configuration (suites, thresholds, severities); default: the bundled default_check.toml.",
+)
+@click.option(
+    "--reuse", is_flag=True, help="Use the replay tables already in DIR, without checking which inputs made them."
+)
 @input_options
 @replay_options
 @debug_option
-def check(inputs, out_dir, config_path, reuse, kafka_version, layout, broker_from_path, timezone, master, conf,
-          cluster_from_path, clock_skew, use_lark, debug):
+def check(
+    inputs,
+    out_dir,
+    config_path,
+    reuse,
+    kafka_version,
+    layout,
+    broker_from_path,
+    timezone,
+    master,
+    conf,
+    cluster_from_path,
+    clock_skew,
+    use_lark,
+    debug,
+):
     """Check Kafka logs with Great Expectations suites and write a verdict a scheduler can act on.
 
     Replays INPUTS into DIR (as "replay" does) unless DIR already holds the replay of the same
@@ -41,7 +62,6 @@ def check(inputs, out_dir, config_path, reuse, kafka_version, layout, broker_fro
 
     def action():
         from kafka_forensics.core.errors import UsageError
-
         from kafka_forensics.jobs.check_inputs import inputs_fingerprint, replay_for_check
         from kafka_forensics.jobs.check_job import load_check_config, run_check
         from kafka_forensics.jobs.spark_session import build_session
@@ -54,9 +74,13 @@ def check(inputs, out_dir, config_path, reuse, kafka_version, layout, broker_fro
 
         ropts = _options(kafka_version, cluster_from_path, clock_skew)
         fingerprint = inputs_fingerprint(list(inputs), options, ropts)
-        state["info"] = {"inputs": list(inputs), "config": config.source,
-                         "parse_options": fingerprint["parse_options"], "replay_options": fingerprint["replay_options"],
-                         "files": len(fingerprint["files"])}
+        state["info"] = {
+            "inputs": list(inputs),
+            "config": config.source,
+            "parse_options": fingerprint["parse_options"],
+            "replay_options": fingerprint["replay_options"],
+            "files": len(fingerprint["files"]),
+        }
         console.print(f"[bold]kafka-forensics check[/bold]: starting Spark ({master or 'local[*]'})")
         state["spark"] = spark = build_session(master, parse_conf(conf))
         replayed = replay_for_check(spark, list(inputs), out_dir, options, ropts, fingerprint, reuse)
@@ -65,8 +89,10 @@ def check(inputs, out_dir, config_path, reuse, kafka_version, layout, broker_fro
             console.print(f"using the replay tables in {escape(out_dir)}")
         else:
             parsed, summary = replayed
-            console.print(f"replayed {parsed.lines_read:,} lines: {summary.partitions:,} partition(s), "
-                          f"{summary.findings:,} finding(s)")
+            console.print(
+                f"replayed {parsed.lines_read:,} lines: {summary.partitions:,} partition(s), "
+                f"{summary.findings:,} finding(s)"
+            )
         verdict = run_check(spark, out_dir, config, state["info"])
         _print_verdict(verdict)
         return verdict
@@ -96,7 +122,7 @@ def _write_error_verdict(out_dir: str, err: BaseException, state: dict) -> None:
 
             spark = build_session()
         write_verdict(spark, error_verdict(out_dir, err, state["config"], state["info"], spark))
-    except Exception as write_err:  # noqa: BLE001 - report the original error, mention this one
+    except Exception as write_err:
         click.echo(f"kafka-forensics: could not write {out_dir}/verdict.json: {write_err}", err=True)
 
 
@@ -109,15 +135,21 @@ def _print_verdict(verdict) -> None:
                 continue
             style = "red" if f"{suite}.{key}" in verdict.failed_expectations else "yellow"
             count = exp.get("unexpected_count")
-            console.print(f"  [{style}]{exp['severity']:<8}[/{style}] {key}"
-                          + (f" ({count} offending row(s))" if count is not None else "")
-                          + (f" error: {escape(str(exp['error']))}" if exp.get("error") else ""))
+            console.print(
+                f"  [{style}]{exp['severity']:<8}[/{style}] {key}"
+                + (f" ({count} offending row(s))" if count is not None else "")
+                + (f" error: {escape(str(exp['error']))}" if exp.get("error") else "")
+            )
             for row in exp["samples"]:
                 where = _where(row)
-                console.print(f"           [dim]{escape(str(row.get('evidence')))}[/dim] {escape(where)}"
-                              f"{escape(str(row.get('detail') or row.get('value') or ''))}")
+                console.print(
+                    f"           [dim]{escape(str(row.get('evidence')))}[/dim] {escape(where)}"
+                    f"{escape(str(row.get('detail') or row.get('value') or ''))}"
+                )
     outcome = "[green]PASSED[/green]" if verdict.passed else "[red]FAILED[/red]"
-    console.print(f"check {outcome}: wrote {escape(verdict.out_dir)}/verdict.json, validation/*.json, data_docs/index.html")
+    console.print(
+        f"check {outcome}: wrote {escape(verdict.out_dir)}/verdict.json, validation/*.json, data_docs/index.html"
+    )
 
 
 def _where(row: dict) -> str:

@@ -12,6 +12,7 @@ from kafka_forensics.core.errors import KafkaForensicsError
 
 T = TypeVar("T")
 
+
 def make_console(stderr: bool = False):
     """A rich console that never hard-wraps printed lines: a ``file:line`` reference or a log line
     split at column 80 (rich's width when output is not a terminal) could not be grepped or pasted."""
@@ -20,9 +21,7 @@ def make_console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
-debug_option = click.option(
-    "--debug", is_flag=True, default=False, help="Show the full traceback on errors."
-)
+debug_option = click.option("--debug", is_flag=True, default=False, help="Show the full traceback on errors.")
 
 
 def run_guarded(debug: bool, action: Callable[[], T]) -> T:

@@ -15,7 +15,9 @@ console = make_console()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--out", "out_dir", required=True, help="Output directory (local, hdfs://, s3a://).")
 @input_options
-@click.option("--lark", "use_lark", is_flag=True, help="Use the plain-Lark path instead of the fast path (slow; for comparison).")
+@click.option(
+    "--lark", "use_lark", is_flag=True, help="Use the plain-Lark path instead of the fast path (slow; for comparison)."
+)
 @debug_option
 def parse(inputs, out_dir, kafka_version, layout, broker_from_path, timezone, master, conf, use_lark, debug):
     """Parse Kafka logs into typed events.
@@ -31,7 +33,6 @@ def parse(inputs, out_dir, kafka_version, layout, broker_from_path, timezone, ma
 
     def action():
         from kafka_forensics.core.errors import InputError
-
         from kafka_forensics.jobs.parse_job import run_parse
         from kafka_forensics.jobs.spark_session import build_session
 
@@ -58,11 +59,22 @@ def _print_summary(summary) -> None:
         f"{summary.continuation_lines:,} + quarantined {summary.quarantined:,}  ({status})"
     )
     if summary.out_of_order:
-        console.print(f"{summary.out_of_order:,} record(s) have a timestamp earlier than the record before them in their file (kept, flagged ts_out_of_order)")
+        console.print(
+            f"{summary.out_of_order:,} record(s) have a timestamp earlier than the record before them in their file (kept, flagged ts_out_of_order)"
+        )
     if summary.ts_invalid:
-        console.print(f"{summary.ts_invalid:,} record(s) have a timestamp that is not a real instant (kept with ts null, attrs.ts_invalid says why)")
-    repaired = [f"{n:,} {what}" for n, what in ((summary.bom_lines, "with a byte-order mark (removed)"),
-                (summary.ansi_lines, "with ANSI escapes (removed)"), (summary.control_lines, "with control characters (kept)")) if n]
+        console.print(
+            f"{summary.ts_invalid:,} record(s) have a timestamp that is not a real instant (kept with ts null, attrs.ts_invalid says why)"
+        )
+    repaired = [
+        f"{n:,} {what}"
+        for n, what in (
+            (summary.bom_lines, "with a byte-order mark (removed)"),
+            (summary.ansi_lines, "with ANSI escapes (removed)"),
+            (summary.control_lines, "with control characters (kept)"),
+        )
+        if n
+    ]
     if repaired:
         console.print("lines " + ", ".join(repaired) + " (recorded in attrs and the files table)")
     table = Table(title="events by type", show_edge=False)

@@ -20,12 +20,23 @@ _SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", 
 def replay_options(func: Callable) -> Callable:
     """--cluster-from-path, --clock-skew (besides the parse input options)."""
     decorators = [
-        click.option("--cluster-from-path", default=None, metavar="REGEX",
-                     help="Regex whose last group in a file path names the cluster, when the inputs hold "
-                          "several clusters (each is replayed on its own). Default: one cluster."),
-        click.option("--clock-skew", "clock_skew", default=2.0, show_default=True, type=float, metavar="SECONDS",
-                     help="Clock difference between brokers to tolerate before two brokers' timestamps "
-                          "are trusted to be ordered (zombie-controller and epoch-regression checks)."),
+        click.option(
+            "--cluster-from-path",
+            default=None,
+            metavar="REGEX",
+            help="Regex whose last group in a file path names the cluster, when the inputs hold "
+            "several clusters (each is replayed on its own). Default: one cluster.",
+        ),
+        click.option(
+            "--clock-skew",
+            "clock_skew",
+            default=2.0,
+            show_default=True,
+            type=float,
+            metavar="SECONDS",
+            help="Clock difference between brokers to tolerate before two brokers' timestamps "
+            "are trusted to be ordered (zombie-controller and epoch-regression checks).",
+        ),
         click.option("--lark", "use_lark", is_flag=True, help="Parse with plain Lark instead of the fast path."),
     ]
     return functools.reduce(lambda f, d: d(f), reversed(decorators), func)
@@ -34,8 +45,13 @@ def replay_options(func: Callable) -> Callable:
 def _options(kafka_version, cluster_from_path, clock_skew, topic=None, partition=None):
     from kafka_forensics.jobs.replay_job import ReplayOptions, validate_options
 
-    opts = ReplayOptions(kafka_version=kafka_version, cluster_from_path=cluster_from_path,
-                         clock_skew_seconds=clock_skew, topic=topic, partition=partition)
+    opts = ReplayOptions(
+        kafka_version=kafka_version,
+        cluster_from_path=cluster_from_path,
+        clock_skew_seconds=clock_skew,
+        topic=topic,
+        partition=partition,
+    )
     validate_options(opts)
     return opts
 
@@ -48,8 +64,25 @@ def _options(kafka_version, cluster_from_path, clock_skew, topic=None, partition
 @replay_options
 @click.option("--show", default=20, show_default=True, metavar="N", help="Print the N most severe findings.")
 @debug_option
-def replay(inputs, out_dir, filter_topic, filter_partitions, start_time, end_time, kafka_version, layout,
-           broker_from_path, timezone, master, conf, cluster_from_path, clock_skew, use_lark, show, debug):
+def replay(
+    inputs,
+    out_dir,
+    filter_topic,
+    filter_partitions,
+    start_time,
+    end_time,
+    kafka_version,
+    layout,
+    broker_from_path,
+    timezone,
+    master,
+    conf,
+    cluster_from_path,
+    clock_skew,
+    use_lark,
+    show,
+    debug,
+):
     """Replay Kafka logs through the controller state machines of their era.
 
     Parses INPUTS (as "parse" does, writing DIR/events), orders each partition's lines by
@@ -76,9 +109,11 @@ def replay(inputs, out_dir, filter_topic, filter_partitions, start_time, end_tim
         console.print(f"[bold]kafka-forensics replay[/bold]: starting Spark ({master or 'local[*]'})")
         spark = build_session(master, parse_conf(conf))
         parsed, summary = run_replay(spark, list(inputs), out_dir, options, ropts)
-        console.print(f"lines read {parsed.lines_read:,} = records {parsed.records:,} + continuation lines "
-                      f"{parsed.continuation_lines:,} + quarantined {parsed.quarantined:,}"
-                      f"  ({'reconciled' if parsed.reconciled else 'NOT reconciled'})")
+        console.print(
+            f"lines read {parsed.lines_read:,} = records {parsed.records:,} + continuation lines "
+            f"{parsed.continuation_lines:,} + quarantined {parsed.quarantined:,}"
+            f"  ({'reconciled' if parsed.reconciled else 'NOT reconciled'})"
+        )
         _print_replay_summary(summary)
         if show:
             _print_top_findings(spark, out_dir, show)
@@ -88,19 +123,24 @@ def replay(inputs, out_dir, filter_topic, filter_partitions, start_time, end_tim
 
 
 def _print_replay_summary(summary) -> None:
-    console.print(f"{summary.partitions:,} partition(s), {summary.partition_intervals:,} partition intervals, "
-                  f"{summary.replica_intervals:,} replica intervals, {summary.controllers} controller epoch(s), "
-                  f"{summary.broker_intervals} broker interval(s)")
+    console.print(
+        f"{summary.partitions:,} partition(s), {summary.partition_intervals:,} partition intervals, "
+        f"{summary.replica_intervals:,} replica intervals, {summary.controllers} controller epoch(s), "
+        f"{summary.broker_intervals} broker interval(s)"
+    )
     table = Table(title=f"{summary.findings:,} finding(s)", show_edge=False)
     table.add_column("rule")
     for sev in ("critical", "error", "warning", "info"):
         table.add_column(sev, justify="right", style=_SEVERITY_STYLE[sev])
     for rule, counts in summary.findings_by_rule.items():
-        table.add_row(rule, *[f"{counts.get(s, 0):,}" if counts.get(s) else "" for s in
-                              ("critical", "error", "warning", "info")])
+        table.add_row(
+            rule, *[f"{counts.get(s, 0):,}" if counts.get(s) else "" for s in ("critical", "error", "warning", "info")]
+        )
     console.print(table)
-    console.print(f"wrote {summary.out_dir}/partition_timeline, replica_timeline, controllers, brokers, findings "
-                  f"(Parquet), findings.jsonl and replay_summary.json")
+    console.print(
+        f"wrote {summary.out_dir}/partition_timeline, replica_timeline, controllers, brokers, findings "
+        f"(Parquet), findings.jsonl and replay_summary.json"
+    )
 
 
 def _print_top_findings(spark, out_dir: str, n: int) -> None:
@@ -115,8 +155,10 @@ def _print_finding(r: dict) -> None:
     if r.get("replica") is not None:
         where += f" replica {r['replica']}"
     style = _SEVERITY_STYLE.get(r["severity"], "")
-    console.print(f"[{style}]{r['severity']:<8}[/{style}] {r['rule']} [dim]({escape(where)}, epoch "
-                  f"{r.get('controller_epoch')})[/dim] {escape(r['summary'])}")
+    console.print(
+        f"[{style}]{r['severity']:<8}[/{style}] {r['rule']} [dim]({escape(where)}, epoch "
+        f"{r.get('controller_epoch')})[/dim] {escape(r['summary'])}"
+    )
     for ref in r["evidence"][:5]:
         console.print(f"           [dim]{escape(ref)}[/dim]")
 
@@ -129,8 +171,22 @@ def _print_finding(r: dict) -> None:
 @input_options
 @replay_options
 @debug_option
-def timeline(inputs, topic, partition, cluster_name, kafka_version, layout, broker_from_path, timezone, master, conf,
-             cluster_from_path, clock_skew, use_lark, debug):
+def timeline(
+    inputs,
+    topic,
+    partition,
+    cluster_name,
+    kafka_version,
+    layout,
+    broker_from_path,
+    timezone,
+    master,
+    conf,
+    cluster_from_path,
+    clock_skew,
+    use_lark,
+    debug,
+):
     """One partition's story: every state interval with its leader, ISR, epochs and the log line
     that caused it, then its replicas and findings.
 
@@ -171,8 +227,14 @@ def _caused_by(r: dict, lines: dict) -> str:
     return escape(f"{r['cause']} ({r['cause_event_type']})" + (f"\n{text}" if text else ""))
 
 
-def _print_timeline(topic: str, partition: int, rows: list[dict], replicas: list[dict], findings: list[dict],
-                    lines: Optional[dict] = None) -> None:
+def _print_timeline(
+    topic: str,
+    partition: int,
+    rows: list[dict],
+    replicas: list[dict],
+    findings: list[dict],
+    lines: Optional[dict] = None,
+) -> None:
     lines = lines or {}
     if not rows and not replicas and not findings:
         console.print(f"no line of these logs says anything about {topic}-{partition}")
@@ -180,13 +242,32 @@ def _print_timeline(topic: str, partition: int, rows: list[dict], replicas: list
     for cluster in sorted({r["cluster"] for r in rows + replicas + findings}):
         label = escape(f"{topic}-{partition}" + (f" (cluster {cluster})" if cluster else ""))
         table = Table(title=f"{label}: partition state intervals", show_edge=False)
-        for col in ("#", "from", "state", "leader", "ISR", "replicas", "leader epoch", "partition epoch",
-                    "ctrl epoch", "caused by (file:line, then the line)"):
+        for col in (
+            "#",
+            "from",
+            "state",
+            "leader",
+            "ISR",
+            "replicas",
+            "leader epoch",
+            "partition epoch",
+            "ctrl epoch",
+            "caused by (file:line, then the line)",
+        ):
             table.add_column(col, overflow="fold")
         for r in (x for x in rows if x["cluster"] == cluster):
-            table.add_row(str(r["seq"]), _ts(r["ts_start"]), _v(r["state"]), _v(r["leader"]), _ints(r["isr"]),
-                          _ints(r["replicas"]), _v(r["leader_epoch"]), _v(r["partition_epoch"]),
-                          _v(r["controller_epoch"]), _caused_by(r, lines))
+            table.add_row(
+                str(r["seq"]),
+                _ts(r["ts_start"]),
+                _v(r["state"]),
+                _v(r["leader"]),
+                _ints(r["isr"]),
+                _ints(r["replicas"]),
+                _v(r["leader_epoch"]),
+                _v(r["partition_epoch"]),
+                _v(r["controller_epoch"]),
+                _caused_by(r, lines),
+            )
         console.print(table)
         reps = [x for x in replicas if x["cluster"] == cluster]
         if reps:
@@ -194,8 +275,13 @@ def _print_timeline(topic: str, partition: int, rows: list[dict], replicas: list
             for col in ("replica", "from", "state", "ctrl epoch", "caused by"):
                 rt.add_column(col, overflow="fold")
             for r in reps:
-                rt.add_row(str(r["replica"]), _ts(r["ts_start"]), _v(r["state"]), _v(r["controller_epoch"]),
-                           _caused_by(r, lines))
+                rt.add_row(
+                    str(r["replica"]),
+                    _ts(r["ts_start"]),
+                    _v(r["state"]),
+                    _v(r["controller_epoch"]),
+                    _caused_by(r, lines),
+                )
             console.print(rt)
         found = [x for x in findings if x["cluster"] == cluster]
         console.print(f"{len(found)} finding(s) for {label}")
@@ -205,14 +291,32 @@ def _print_timeline(topic: str, partition: int, rows: list[dict], replicas: list
 
 @click.command("describe")
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--at", "at_text", required=True, metavar="TIME",
-              help='The instant, in the logs\' time zone (--timezone), e.g. "2021-03-04 10:15:23,456".')
+@click.option(
+    "--at",
+    "at_text",
+    required=True,
+    metavar="TIME",
+    help='The instant, in the logs\' time zone (--timezone), e.g. "2021-03-04 10:15:23,456".',
+)
 @click.option("--topic", default=None, help="Only this topic.")
 @input_options
 @replay_options
 @debug_option
-def describe(inputs, at_text, topic, kafka_version, layout, broker_from_path, timezone, master, conf,
-             cluster_from_path, clock_skew, use_lark, debug):
+def describe(
+    inputs,
+    at_text,
+    topic,
+    kafka_version,
+    layout,
+    broker_from_path,
+    timezone,
+    master,
+    conf,
+    cluster_from_path,
+    clock_skew,
+    use_lark,
+    debug,
+):
     """What kafka-topics --describe would have printed at an instant: Topic / Partition / Leader /
     Replicas / Isr as the logs say they were then, with the controller epoch, or "unknown" when no
     line before that instant says.
@@ -259,30 +363,68 @@ def parse_instant(text: str, timezone: str = "UTC"):
 def _print_describe(at, rows: list[dict], later: list[dict], contexts: dict, last=None) -> None:
     console.print(f"as the logs say at {_ts(at)} UTC")
     if last is not None and at > last:
-        console.print(f"[yellow]note: the last state change in the logs is at {_ts(last)}; later changes, if any, "
-                      f"are not in these logs[/yellow]")
+        console.print(
+            f"[yellow]note: the last state change in the logs is at {_ts(last)}; later changes, if any, "
+            f"are not in these logs[/yellow]"
+        )
     if not rows and not later:
         console.print("the logs say nothing about any partition at that instant: cannot know")
         return
     for cluster in sorted({r["cluster"] for r in rows + later}):
         ctx = contexts.get(cluster)
         ctrl = ctx.controller_at(at) if ctx else None
-        who = "unknown (only the metadata log dates it)" if ctrl and ctrl.controller_id is None else ctrl and ctrl.controller_id
-        ctrl_text = (f"controller {who}, epoch {ctrl.controller_epoch} (since {_ts(ctrl.ts_start)})"
-                     if ctrl else "controller unknown at that instant")
+        who = (
+            "unknown (only the metadata log dates it)"
+            if ctrl and ctrl.controller_id is None
+            else ctrl and ctrl.controller_id
+        )
+        ctrl_text = (
+            f"controller {who}, epoch {ctrl.controller_epoch} (since {_ts(ctrl.ts_start)})"
+            if ctrl
+            else "controller unknown at that instant"
+        )
         console.print(("" if not cluster else f"cluster {cluster}: ") + ctrl_text)
         table = Table(show_edge=False)
-        for col in ("Topic", "Partition", "Leader", "Replicas", "Isr", "LeaderEpoch", "ControllerEpoch", "State",
-                    "Since", "Evidence"):
+        for col in (
+            "Topic",
+            "Partition",
+            "Leader",
+            "Replicas",
+            "Isr",
+            "LeaderEpoch",
+            "ControllerEpoch",
+            "State",
+            "Since",
+            "Evidence",
+        ):
             table.add_column(col, overflow="fold")
         for r in (x for x in rows if x["cluster"] == cluster):
             leader = _v(r["leader"])
             if r["leader"] is not None and r["leader"] < 0:
                 leader = f"none ({r['leader']})"
-            table.add_row(escape(r["topic"]), str(r["partition"]), leader, _ints(r["replicas"]), _ints(r["isr"]),
-                          _v(r["leader_epoch"]), _v(ctrl.controller_epoch if ctrl else r["controller_epoch"]),
-                          _v(r["state"]), _ts(r["ts_start"]), escape(r["cause"]))
+            table.add_row(
+                escape(r["topic"]),
+                str(r["partition"]),
+                leader,
+                _ints(r["replicas"]),
+                _ints(r["isr"]),
+                _v(r["leader_epoch"]),
+                _v(ctrl.controller_epoch if ctrl else r["controller_epoch"]),
+                _v(r["state"]),
+                _ts(r["ts_start"]),
+                escape(r["cause"]),
+            )
         for r in (x for x in later if x["cluster"] == cluster):
-            table.add_row(escape(r["topic"]), str(r["partition"]), "unknown", "", "", "", "", "",
-                          f"first line {_ts(r['first'])}", "cannot know: no earlier line")
+            table.add_row(
+                escape(r["topic"]),
+                str(r["partition"]),
+                "unknown",
+                "",
+                "",
+                "",
+                "",
+                "",
+                f"first line {_ts(r['first'])}",
+                "cannot know: no earlier line",
+            )
         console.print(table)

@@ -14,8 +14,15 @@ console = make_console()
 @click.command("report")
 @click.argument("out_dir", metavar="DIR")
 @click.option("--out", "out_html", required=True, metavar="FILE", help="The HTML file to write (e.g. report.html).")
-@click.option("--top", "top", default=20, show_default=True, type=click.IntRange(min=0), metavar="N",
-              help="Plot the N most affected partitions.")
+@click.option(
+    "--top",
+    "top",
+    default=20,
+    show_default=True,
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Plot the N most affected partitions.",
+)
 @click.option("--master", default=None, help="Spark master (default local[*], or what spark-submit set).")
 @click.option("--conf", "conf", multiple=True, metavar="K=V", help="Extra Spark configuration, repeatable.")
 @debug_option
@@ -40,9 +47,11 @@ def report(out_dir, out_html, top, master, conf, debug):
 
         spark = build_session(master, parse_conf(conf))
         summary = build_report(spark, out_dir, out_html, top_partitions=top)
-        console.print(f"wrote {escape(summary.path)} ({summary.size_bytes / 1_000_000:.1f} MB): "
-                      f"{summary.findings_shown:,} of {summary.findings_total:,} finding(s), "
-                      f"{summary.partitions_shown:,} of {summary.partitions_total:,} partition(s)")
+        console.print(
+            f"wrote {escape(summary.path)} ({summary.size_bytes / 1_000_000:.1f} MB): "
+            f"{summary.findings_shown:,} of {summary.findings_total:,} finding(s), "
+            f"{summary.partitions_shown:,} of {summary.partitions_total:,} partition(s)"
+        )
         for sentence in summary.left_out:
             console.print(f"  left out: {escape(sentence)}")
         return summary

@@ -232,26 +232,67 @@ class Dialect:
 
 
 def _dialect(name: str, first: str, until: Optional[str], judged: VersionRange, summary: str) -> Dialect:
-    return Dialect(name, KafkaVersion.parse(first), None if until is None else KafkaVersion.parse(until),
-                   judged.kraft, judged, summary)
+    return Dialect(
+        name,
+        KafkaVersion.parse(first),
+        None if until is None else KafkaVersion.parse(until),
+        judged.kraft,
+        judged,
+        summary,
+    )
 
 
 _LAST_ZOOKEEPER = "3.9"
 DIALECTS: tuple[Dialect, ...] = (
-    _dialect("zk-0.8", "0.8.0", "1.0", _range("0.8.0", "0.11.0"),
-             "0.8–0.11: inline identity ('Controller 1 epoch 3 changed ...'), [t,0], (Leader:..) states"),
-    _dialect("zk-1.0", "1.0", "1.1", _range("1.0", _LAST_ZOOKEEPER),
-             "1.0: '[Controller id=1 epoch=3]' prefixes, capitalised messages, t-0 partitions"),
-    _dialect("zk-1.1", "1.1", "2.4", _range("1.1", _LAST_ZOOKEEPER),
-             "1.1–2.3: rewritten controller, LeaderAndIsr(leader=.., zkVersion=..)"),
-    _dialect("zk-2.4", "2.4", "2.6", _range("2.4", _LAST_ZOOKEEPER),
-             "2.4–2.5: generated LeaderAndIsrPartitionState(...) request states"),
-    _dialect("zk-2.6", "2.6", "3.0", _range("2.6", _LAST_ZOOKEEPER),
-             "2.6–2.8: state-change at INFO by default, per-request summaries, 'Leader t-0 starts at ...'"),
-    _dialect("zk-3.x", "3.0", "4.0", _range("3.0", _LAST_ZOOKEEPER),
-             "3.x ZooKeeper mode: leaderRecoveryState, partitionEpoch, isrWithBrokerEpoch"),
-    _dialect("kraft", KRAFT_INTRODUCED.text, None, KRAFT_RANGE,
-             "KRaft: [QuorumController id=N] controller.log, 'Transitioning N partition(s)' brokers"),
+    _dialect(
+        "zk-0.8",
+        "0.8.0",
+        "1.0",
+        _range("0.8.0", "0.11.0"),
+        "0.8–0.11: inline identity ('Controller 1 epoch 3 changed ...'), [t,0], (Leader:..) states",
+    ),
+    _dialect(
+        "zk-1.0",
+        "1.0",
+        "1.1",
+        _range("1.0", _LAST_ZOOKEEPER),
+        "1.0: '[Controller id=1 epoch=3]' prefixes, capitalised messages, t-0 partitions",
+    ),
+    _dialect(
+        "zk-1.1",
+        "1.1",
+        "2.4",
+        _range("1.1", _LAST_ZOOKEEPER),
+        "1.1–2.3: rewritten controller, LeaderAndIsr(leader=.., zkVersion=..)",
+    ),
+    _dialect(
+        "zk-2.4",
+        "2.4",
+        "2.6",
+        _range("2.4", _LAST_ZOOKEEPER),
+        "2.4–2.5: generated LeaderAndIsrPartitionState(...) request states",
+    ),
+    _dialect(
+        "zk-2.6",
+        "2.6",
+        "3.0",
+        _range("2.6", _LAST_ZOOKEEPER),
+        "2.6–2.8: state-change at INFO by default, per-request summaries, 'Leader t-0 starts at ...'",
+    ),
+    _dialect(
+        "zk-3.x",
+        "3.0",
+        "4.0",
+        _range("3.0", _LAST_ZOOKEEPER),
+        "3.x ZooKeeper mode: leaderRecoveryState, partitionEpoch, isrWithBrokerEpoch",
+    ),
+    _dialect(
+        "kraft",
+        KRAFT_INTRODUCED.text,
+        None,
+        KRAFT_RANGE,
+        "KRaft: [QuorumController id=N] controller.log, 'Transitioning N partition(s)' brokers",
+    ),
 )
 BY_NAME = {d.name: d for d in DIALECTS}
 # Dialects whose Kafka ships state.change.logger at INFO: replica transitions and Offline/NonExistent
@@ -305,6 +346,24 @@ def range_for_line(dialect: Optional[str], broker_version: Optional[str], user_v
     return range_for_dialect(dialect)
 
 
-__all__ = ["AUTO", "BY_NAME", "DIALECTS", "ERAS", "INFO_LEVEL_DIALECTS", "KRAFT_DIALECT", "KRAFT_RANGE", "Dialect", "Era", "VersionRange",
-           "dialect_for_release", "dialect_for_version", "era_of", "range_for_dialect", "range_for_line",
-           "range_for_release", "require_zookeeper_controller", "state_change_logger_at_info", "zookeeper_version"]
+__all__ = [
+    "AUTO",
+    "BY_NAME",
+    "DIALECTS",
+    "ERAS",
+    "INFO_LEVEL_DIALECTS",
+    "KRAFT_DIALECT",
+    "KRAFT_RANGE",
+    "Dialect",
+    "Era",
+    "VersionRange",
+    "dialect_for_release",
+    "dialect_for_version",
+    "era_of",
+    "range_for_dialect",
+    "range_for_line",
+    "range_for_release",
+    "require_zookeeper_controller",
+    "state_change_logger_at_info",
+    "zookeeper_version",
+]

@@ -112,56 +112,76 @@ _TIMELINE_TAIL = (
     pa.field("cause_event_type", pa.string()),
     pa.field("source", pa.string()),  # decision | controller_view | broker_view | leader_isr_change | failure
 )
-PARTITION_TIMELINE_SCHEMA = pa.schema([
-    pa.field("cluster", pa.string()), pa.field("topic", pa.string()), pa.field("partition", pa.int32()),
-    *_TIMELINE_TAIL,
-])
-REPLICA_TIMELINE_SCHEMA = pa.schema([
-    pa.field("cluster", pa.string()), pa.field("topic", pa.string()), pa.field("partition", pa.int32()),
-    pa.field("replica", pa.int32()), *_TIMELINE_TAIL,
-])
-FINDINGS_SCHEMA = pa.schema([
-    pa.field("finding_id", pa.string()),
-    pa.field("rule", pa.string()),
-    pa.field("severity", pa.string()),
-    pa.field("kind", pa.string()),
-    pa.field("cluster", pa.string()),
-    pa.field("topic", pa.string()),
-    pa.field("partition", pa.int32()),
-    pa.field("replica", pa.int32()),
-    pa.field("broker", pa.int32()),
-    pa.field("controller_epoch", pa.int32()),
-    pa.field("ts", _TS),
-    pa.field("summary", pa.string()),
-    pa.field("evidence", pa.list_(pa.string())),
-    pa.field("evidence_count", pa.int32()),
-    pa.field("json", pa.string()),  # the findings.jsonl line (deterministic bytes)
-])
-CONTROLLERS_SCHEMA = pa.schema([
-    pa.field("cluster", pa.string()),
-    pa.field("controller_id", pa.int32()),
-    pa.field("controller_epoch", pa.int32()),
-    pa.field("ts_start", _TS),
-    pa.field("ts_end", _TS),
-    pa.field("evidence", pa.list_(pa.string())),
-    pa.field("elected", pa.bool_()),  # false = inferred from the controller's own lines only
-    pa.field("first_action_ts", _TS),
-    pa.field("last_action_ts", _TS),
-    pa.field("n_actions", pa.int64()),
-    pa.field("end_evidence", pa.string()),
-])
-BROKERS_SCHEMA = pa.schema([
-    pa.field("cluster", pa.string()),
-    pa.field("broker", pa.int32()),
-    pa.field("state", pa.string()),  # alive | shutting_down | dead | fenced
-    pa.field("ts_start", _TS),
-    pa.field("ts_end", _TS),
-    pa.field("evidence", pa.string()),
-])
+PARTITION_TIMELINE_SCHEMA = pa.schema(
+    [
+        pa.field("cluster", pa.string()),
+        pa.field("topic", pa.string()),
+        pa.field("partition", pa.int32()),
+        *_TIMELINE_TAIL,
+    ]
+)
+REPLICA_TIMELINE_SCHEMA = pa.schema(
+    [
+        pa.field("cluster", pa.string()),
+        pa.field("topic", pa.string()),
+        pa.field("partition", pa.int32()),
+        pa.field("replica", pa.int32()),
+        *_TIMELINE_TAIL,
+    ]
+)
+FINDINGS_SCHEMA = pa.schema(
+    [
+        pa.field("finding_id", pa.string()),
+        pa.field("rule", pa.string()),
+        pa.field("severity", pa.string()),
+        pa.field("kind", pa.string()),
+        pa.field("cluster", pa.string()),
+        pa.field("topic", pa.string()),
+        pa.field("partition", pa.int32()),
+        pa.field("replica", pa.int32()),
+        pa.field("broker", pa.int32()),
+        pa.field("controller_epoch", pa.int32()),
+        pa.field("ts", _TS),
+        pa.field("summary", pa.string()),
+        pa.field("evidence", pa.list_(pa.string())),
+        pa.field("evidence_count", pa.int32()),
+        pa.field("json", pa.string()),  # the findings.jsonl line (deterministic bytes)
+    ]
+)
+CONTROLLERS_SCHEMA = pa.schema(
+    [
+        pa.field("cluster", pa.string()),
+        pa.field("controller_id", pa.int32()),
+        pa.field("controller_epoch", pa.int32()),
+        pa.field("ts_start", _TS),
+        pa.field("ts_end", _TS),
+        pa.field("evidence", pa.list_(pa.string())),
+        pa.field("elected", pa.bool_()),  # false = inferred from the controller's own lines only
+        pa.field("first_action_ts", _TS),
+        pa.field("last_action_ts", _TS),
+        pa.field("n_actions", pa.int64()),
+        pa.field("end_evidence", pa.string()),
+    ]
+)
+BROKERS_SCHEMA = pa.schema(
+    [
+        pa.field("cluster", pa.string()),
+        pa.field("broker", pa.int32()),
+        pa.field("state", pa.string()),  # alive | shutting_down | dead | fenced
+        pa.field("ts_start", _TS),
+        pa.field("ts_end", _TS),
+        pa.field("evidence", pa.string()),
+    ]
+)
 
 SCHEMAS: dict[str, pa.Schema] = {
-    EVENTS: EVENTS_SCHEMA, QUARANTINE: QUARANTINE_SCHEMA, FILES: FILE_SCHEMA,
-    PARTITION_TIMELINE: PARTITION_TIMELINE_SCHEMA, REPLICA_TIMELINE: REPLICA_TIMELINE_SCHEMA,
-    CONTROLLERS: CONTROLLERS_SCHEMA, BROKERS: BROKERS_SCHEMA, FINDINGS: FINDINGS_SCHEMA,
+    EVENTS: EVENTS_SCHEMA,
+    QUARANTINE: QUARANTINE_SCHEMA,
+    FILES: FILE_SCHEMA,
+    PARTITION_TIMELINE: PARTITION_TIMELINE_SCHEMA,
+    REPLICA_TIMELINE: REPLICA_TIMELINE_SCHEMA,
+    CONTROLLERS: CONTROLLERS_SCHEMA,
+    BROKERS: BROKERS_SCHEMA,
+    FINDINGS: FINDINGS_SCHEMA,
 }
 assert tuple(SCHEMAS) == TABLES

@@ -35,11 +35,22 @@ class Verdict:
     outputs: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict_version": VERDICT_VERSION, "passed": self.passed, "exit_code": self.exit_code,
-                "error": self.error, "failed_expectations": self.failed_expectations, "warnings": self.warnings,
-                "suites": self.suites, "counts": self.counts, "findings_by_rule": self.findings_by_rule,
-                "thresholds": self.thresholds, "inputs": self.inputs, "versions": self.versions,
-                "out_dir": self.out_dir, "outputs": self.outputs}
+        return {
+            "verdict_version": VERDICT_VERSION,
+            "passed": self.passed,
+            "exit_code": self.exit_code,
+            "error": self.error,
+            "failed_expectations": self.failed_expectations,
+            "warnings": self.warnings,
+            "suites": self.suites,
+            "counts": self.counts,
+            "findings_by_rule": self.findings_by_rule,
+            "thresholds": self.thresholds,
+            "inputs": self.inputs,
+            "versions": self.versions,
+            "out_dir": self.out_dir,
+            "outputs": self.outputs,
+        }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=False, ensure_ascii=False, default=str) + "\n"
@@ -76,17 +87,24 @@ def summarize_verdict(doc: Any) -> VerdictSummary:
     if isinstance(suites_doc, dict):
         items = list(suites_doc.items())
     elif isinstance(suites_doc, list):
-        items = [(str(s.get("suite") or s.get("name") or s.get("suite_name") or n), s) if isinstance(s, dict)
-                 else (str(n), s) for n, s in enumerate(suites_doc)]
+        items = [
+            (str(s.get("suite") or s.get("name") or s.get("suite_name") or n), s)
+            if isinstance(s, dict)
+            else (str(n), s)
+            for n, s in enumerate(suites_doc)
+        ]
     else:
         items = []
     for name, s in items[:100]:
         if isinstance(s, dict):
-            suites.append(SuiteSummary(name=str(name), passed=_passed_of(s),
-                                       evaluated=_int_of(s, ("evaluated", "evaluated_expectations", "total",
-                                                             "expectations", "count")),
-                                       failed=_int_of(s, ("failed", "unsuccessful", "unsuccessful_expectations",
-                                                          "failures"))))
+            suites.append(
+                SuiteSummary(
+                    name=str(name),
+                    passed=_passed_of(s),
+                    evaluated=_int_of(s, ("evaluated", "evaluated_expectations", "total", "expectations", "count")),
+                    failed=_int_of(s, ("failed", "unsuccessful", "unsuccessful_expectations", "failures")),
+                )
+            )
         elif isinstance(s, bool):
             suites.append(SuiteSummary(name=str(name), passed=s, evaluated=None, failed=None))
     if passed is None and suites and all(s.passed is not None for s in suites):
@@ -95,8 +113,13 @@ def summarize_verdict(doc: Any) -> VerdictSummary:
     note = None if passed is not None else "verdict.json has no pass/fail field"
     if isinstance(doc.get("error"), str) and doc["error"]:
         note = f"the check could not run: {doc['error'][:300]}"
-    return VerdictSummary(status=status, suites=tuple(suites), note=note,
-                   failing=_names(doc.get("failed_expectations")), warnings=_names(doc.get("warnings")))
+    return VerdictSummary(
+        status=status,
+        suites=tuple(suites),
+        note=note,
+        failing=_names(doc.get("failed_expectations")),
+        warnings=_names(doc.get("warnings")),
+    )
 
 
 def _names(value: Any) -> tuple[str, ...]:

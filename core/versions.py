@@ -30,11 +30,39 @@ from .errors import UnknownKafkaVersionError
 # https://kafka.apache.org/43/getting-started/upgrade ("Upgrading Servers to 4.3.0 from any
 # version 3.3.x through 4.2.0").
 KNOWN_RELEASE_LINES: tuple[str, ...] = (
-    "0.8.0", "0.8.1", "0.8.2", "0.9.0", "0.10.0", "0.10.1", "0.10.2", "0.11.0",
-    "1.0", "1.1",
-    "2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8",
-    "3.0", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7", "3.8", "3.9",
-    "4.0", "4.1", "4.2", "4.3",
+    "0.8.0",
+    "0.8.1",
+    "0.8.2",
+    "0.9.0",
+    "0.10.0",
+    "0.10.1",
+    "0.10.2",
+    "0.11.0",
+    "1.0",
+    "1.1",
+    "2.0",
+    "2.1",
+    "2.2",
+    "2.3",
+    "2.4",
+    "2.5",
+    "2.6",
+    "2.7",
+    "2.8",
+    "3.0",
+    "3.1",
+    "3.2",
+    "3.3",
+    "3.4",
+    "3.5",
+    "3.6",
+    "3.7",
+    "3.8",
+    "3.9",
+    "4.0",
+    "4.1",
+    "4.2",
+    "4.3",
 )
 _KNOWN_LINES = frozenset(KNOWN_RELEASE_LINES)
 _EXAMPLES = "such as 0.8.2.2, 2.8, 3.9.0, 3.9-kraft or 7.5.0-ccs"
@@ -50,16 +78,41 @@ _EXAMPLES = "such as 0.8.2.2, 2.8, 3.9.0, 3.9-kraft or 7.5.0-ccs"
 #   https://docs.confluent.io/platform/8.0/release-notes/changelog.html ("... in 4.0"); 8.1 and 8.2
 #   follow the same numbering.
 CONFLUENT_PLATFORM: dict[str, str] = {
-    "2.0": "0.9.0", "3.0": "0.10.0", "3.1": "0.10.1", "3.2": "0.10.2", "3.3": "0.11.0",
-    "4.0": "1.0", "4.1": "1.1",
-    "5.0": "2.0", "5.1": "2.1", "5.2": "2.2", "5.3": "2.3", "5.4": "2.4", "5.5": "2.5",
-    "6.0": "2.6", "6.1": "2.7", "6.2": "2.8",
-    "7.0": "3.0", "7.1": "3.1", "7.2": "3.2", "7.3": "3.3", "7.4": "3.4", "7.5": "3.5", "7.6": "3.6",
-    "7.7": "3.7", "7.8": "3.8", "7.9": "3.9",
-    "8.0": "4.0", "8.1": "4.1", "8.2": "4.2", "8.3": "4.3",
+    "2.0": "0.9.0",
+    "3.0": "0.10.0",
+    "3.1": "0.10.1",
+    "3.2": "0.10.2",
+    "3.3": "0.11.0",
+    "4.0": "1.0",
+    "4.1": "1.1",
+    "5.0": "2.0",
+    "5.1": "2.1",
+    "5.2": "2.2",
+    "5.3": "2.3",
+    "5.4": "2.4",
+    "5.5": "2.5",
+    "6.0": "2.6",
+    "6.1": "2.7",
+    "6.2": "2.8",
+    "7.0": "3.0",
+    "7.1": "3.1",
+    "7.2": "3.2",
+    "7.3": "3.3",
+    "7.4": "3.4",
+    "7.5": "3.5",
+    "7.6": "3.6",
+    "7.7": "3.7",
+    "7.8": "3.8",
+    "7.9": "3.9",
+    "8.0": "4.0",
+    "8.1": "4.1",
+    "8.2": "4.2",
+    "8.3": "4.3",
 }
-_KNOWN = (f"Apache Kafka release lines {KNOWN_RELEASE_LINES[0]} to {KNOWN_RELEASE_LINES[-1]}, "
-          f"Confluent Platform {next(iter(CONFLUENT_PLATFORM))} to {next(reversed(CONFLUENT_PLATFORM))}")
+_KNOWN = (
+    f"Apache Kafka release lines {KNOWN_RELEASE_LINES[0]} to {KNOWN_RELEASE_LINES[-1]}, "
+    f"Confluent Platform {next(iter(CONFLUENT_PLATFORM))} to {next(reversed(CONFLUENT_PLATFORM))}"
+)
 # Suffixes of Confluent builds whose number is a Confluent Platform release (``7.5.0-ccs``).
 _CONFLUENT_SUFFIXES = ("ccs", "ce")
 _NUMBERS = re.compile(r"^\d+(?:\.\d+)*$")
@@ -93,8 +146,11 @@ class KafkaVersion:
         numbers = tuple(int(p) for p in cleaned.split("."))
         line_len = 3 if numbers[0] == 0 else 2
         if len(numbers) < line_len:
-            hint = ("0.x releases need three numbers, e.g. 0.8.2" if numbers[0] == 0
-                    else "give at least major.minor, e.g. 2.8")
+            hint = (
+                "0.x releases need three numbers, e.g. 0.8.2"
+                if numbers[0] == 0
+                else "give at least major.minor, e.g. 2.8"
+            )
             raise UnknownKafkaVersionError(f"{cleaned!r} does not name one Kafka release line ({hint})")
         if len(numbers) > line_len + 1:
             raise UnknownKafkaVersionError(f"{cleaned!r} has too many numbers for a Kafka version ({_EXAMPLES})")
@@ -193,5 +249,14 @@ def _confluent(number: str, given: str) -> KafkaVersion:
     return KafkaVersion.parse(apache)
 
 
-__all__ = ["CONFLUENT_PLATFORM", "HEAD", "KNOWN_RELEASE_LINES", "KafkaRelease", "KafkaVersion", "VersionLike",
-           "ZOOKEEPER_REMOVED", "as_version", "read_kafka_version"]
+__all__ = [
+    "CONFLUENT_PLATFORM",
+    "HEAD",
+    "KNOWN_RELEASE_LINES",
+    "ZOOKEEPER_REMOVED",
+    "KafkaRelease",
+    "KafkaVersion",
+    "VersionLike",
+    "as_version",
+    "read_kafka_version",
+]

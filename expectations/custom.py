@@ -21,17 +21,25 @@ from great_expectations.core.suite_parameters import SuiteParameterDict
 from great_expectations.expectations import UnexpectedRowsExpectation
 
 from kafka_forensics.replay.cluster import ACTING_TYPES
-from kafka_forensics.statemachines.states import PartitionState as P
-from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE, NO_LEADER
 from kafka_forensics.replay.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11
+from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE, NO_LEADER
+from kafka_forensics.statemachines.states import PartitionState as P
 
 from . import views
 from .legality import KRAFT_DIALECT, STATE_CHANGE_EVENT_TYPES, dialect_sql, entity_sql
 
 SAMPLE_ROWS = 20  # offending rows kept per expectation in its result (GX itself stops at 200)
 OUTPUT_COLUMNS = ("topic", "partition", "replica", "ts", "evidence", "detail")
-NON_NEGATIVE_COLUMNS = ("broker", "controller_id", "controller_epoch", "partition", "replica", "leader_epoch",
-                        "partition_epoch", "target_broker")
+NON_NEGATIVE_COLUMNS = (
+    "broker",
+    "controller_id",
+    "controller_epoch",
+    "partition",
+    "replica",
+    "leader_epoch",
+    "partition_epoch",
+    "target_broker",
+)
 
 
 def ts_text(column: str) -> str:
@@ -61,8 +69,10 @@ class KafkaRowsExpectation(UnexpectedRowsExpectation):
     def _validate(self, metrics: dict, runtime_configuration: dict | None = None, execution_engine=None):
         rows = metrics["unexpected_rows_query.table"] or []
         count = metrics["unexpected_rows_query.row_count"]
-        return {"success": count == 0,
-                "result": {"observed_value": count, "details": {"unexpected_rows": rows[:SAMPLE_ROWS]}}}
+        return {
+            "success": count == 0,
+            "result": {"observed_value": count, "details": {"unexpected_rows": rows[:SAMPLE_ROWS]}},
+        }
 
 
 # ---- events ------------------------------------------------------------------------------------
@@ -71,15 +81,17 @@ class ExpectStateNamesToExistInTheirEra(KafkaRowsExpectation):
     state machine of that line's era has (``statemachines.rules_for``: 0.8.0 has four replica
     states, 0.8.1+ seven). Checks the events table directly. KRaft lines are not judged."""
 
-    description: str = ("Every from/to state of a state-change line is a state of the Kafka era that wrote "
-                        "the line (states per era from `statemachines/`).")
+    description: str = (
+        "Every from/to state of a state-change line is a state of the Kafka era that wrote "
+        "the line (states per era from `statemachines/`)."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = f"""
         WITH e AS (
-          SELECT *, {entity_sql('event_type')} AS kf_entity, {dialect_sql('dialect')} AS kf_dialect
+          SELECT *, {entity_sql("event_type")} AS kf_entity, {dialect_sql("dialect")} AS kf_dialect
           FROM {{batch}}
           WHERE event_type IN ({_in_list(STATE_CHANGE_EVENT_TYPES)}) AND coalesce(dialect, '') <> '{KRAFT_DIALECT}'
             AND (from_state IS NOT NULL OR to_state IS NOT NULL))
-        SELECT e.topic, e.partition, e.replica, {ts_text('e.ts')} AS ts,
+        SELECT e.topic, e.partition, e.replica, {ts_text("e.ts")} AS ts,
                concat(e.source_file, ':', e.line_no) AS evidence,
                concat(e.kf_entity, ' state ', coalesce(e.from_state, '?'), ' -> ', coalesce(e.to_state, '?'),
                       ' names a state that the ', e.kf_dialect, ' era does not have') AS detail
@@ -96,10 +108,12 @@ class ExpectIdsAndEpochsToBeNonNegative(KafkaRowsExpectation):
     -2 LeaderDuringDelete). One query over the events table instead of one GX column expectation
     per column: one Spark pass."""
 
-    description: str = ("Ids (broker, controller, partition, replica) and epochs (controller, leader, partition) "
-                        "are never negative; a leader is an id or -1/-2 (no leader).")
+    description: str = (
+        "Ids (broker, controller, partition, replica) and epochs (controller, leader, partition) "
+        "are never negative; a leader is an id or -1/-2 (no leader)."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = f"""
-        SELECT topic, partition, replica, {ts_text('ts')} AS ts, concat(source_file, ':', line_no) AS evidence,
+        SELECT topic, partition, replica, {ts_text("ts")} AS ts, concat(source_file, ':', line_no) AS evidence,
                concat_ws(', ', {", ".join(f"CASE WHEN {c} < 0 THEN concat('{c}=', {c}) END" for c in NON_NEGATIVE_COLUMNS)},
                          CASE WHEN leader < {LEADER_DURING_DELETE} THEN concat('leader=', leader) END,
                          CASE WHEN line_no < 1 THEN concat('line_no=', line_no) END) AS detail
@@ -139,16 +153,19 @@ class ExpectQuarantineRateToBeBelow(KafkaRowsExpectation):
     ``sum(quarantined) / sum(lines_read)``). A high rate means an unknown layout or Kafka version,
     and every other expectation then sees only part of the logs. Build with ``with_max_rate``."""
 
-    description: str = ("The quarantine rate (lines the grammar did not accept / lines read) is at most "
-                        "the configured maximum.")
+    description: str = (
+        "The quarantine rate (lines the grammar did not accept / lines read) is at most the configured maximum."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = _QUARANTINE_RATE_QUERY.replace("MAX_RATE", "0.01")
 
     @classmethod
     def with_max_rate(cls, max_rate: float, **kwargs) -> "ExpectQuarantineRateToBeBelow":
         rate = repr(float(max_rate))
-        return cls(unexpected_rows_query=_QUARANTINE_RATE_QUERY.replace("MAX_RATE", rate),
-                   description=f"The quarantine rate (lines the grammar did not accept / lines read) is at "
-                               f"most {rate}.", **kwargs)
+        return cls(
+            unexpected_rows_query=_QUARANTINE_RATE_QUERY.replace("MAX_RATE", rate),
+            description=f"The quarantine rate (lines the grammar did not accept / lines read) is at most {rate}.",
+            **kwargs,
+        )
 
 
 # ---- timelines ---------------------------------------------------------------------------------
@@ -161,8 +178,10 @@ class ExpectTimelineTransitionsToBeLegalForTheirEra(KafkaRowsExpectation):
     previous interval is a gap (missing lines), not an illegal transition, so it is not judged here."""
 
     rule: ClassVar[str] = "illegal_transition"
-    description: str = ("Every state transition on the partition and replica timelines is legal for the "
-                        "Kafka era that logged it (valid previous states from `statemachines/`).")
+    description: str = (
+        "Every state transition on the partition and replica timelines is legal for the "
+        "Kafka era that logged it (valid previous states from `statemachines/`)."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = f"""
         WITH t AS (
           SELECT 'partition' AS kf_entity, topic, partition, CAST(NULL AS INT) AS replica, state, cause, cause_event_type
@@ -171,12 +190,12 @@ class ExpectTimelineTransitionsToBeLegalForTheirEra(KafkaRowsExpectation):
           SELECT 'replica' AS kf_entity, topic, partition, replica, state, cause, cause_event_type
           FROM {views.REPLICA_TIMELINE}),
         c AS (
-          SELECT t.*, e.from_state, e.ts, {dialect_sql('e.dialect')} AS kf_dialect
+          SELECT t.*, e.from_state, e.ts, {dialect_sql("e.dialect")} AS kf_dialect
           FROM t JOIN {views.EVENTS} e
             ON e.event_type IN ({_in_list(STATE_CHANGE_EVENT_TYPES)}) AND t.cause = concat(e.source_file, ':', e.line_no)
           WHERE t.cause_event_type IN ({_in_list(STATE_CHANGE_EVENT_TYPES)}) AND t.state IS NOT NULL
             AND e.from_state IS NOT NULL AND coalesce(e.dialect, '') <> '{KRAFT_DIALECT}')
-        SELECT c.topic, c.partition, c.replica, {ts_text('c.ts')} AS ts, c.cause AS evidence,
+        SELECT c.topic, c.partition, c.replica, {ts_text("c.ts")} AS ts, c.cause AS evidence,
                concat(c.kf_entity, ' ', c.from_state, ' -> ', c.state, ' is not a legal transition in the ',
                       c.kf_dialect, ' era') AS detail
         FROM c LEFT ANTI JOIN {views.LEGAL_TRANSITIONS} l
@@ -194,7 +213,7 @@ class ExpectLeaderToBeInIsr(KafkaRowsExpectation):
     rule: ClassVar[str] = "leader_not_in_isr"
     description: str = "On the partition timeline the leader is in the ISR (or there is no leader: -1/-2)."
     unexpected_rows_query: Union[str, SuiteParameterDict] = f"""
-        SELECT t.topic, t.partition, CAST(NULL AS INT) AS replica, {ts_text('t.ts_start')} AS ts, t.cause AS evidence,
+        SELECT t.topic, t.partition, CAST(NULL AS INT) AS replica, {ts_text("t.ts_start")} AS ts, t.cause AS evidence,
                concat('leader ', t.leader, ' is not in ISR [', array_join(t.isr, ','), ']') AS detail
         FROM {{batch}} t JOIN {views.EVENTS} e ON t.cause = concat(e.source_file, ':', e.line_no)
         WHERE e.leader IS NOT NULL AND e.isr IS NOT NULL
@@ -209,10 +228,12 @@ class ExpectIsrToBeWithinReplicas(KafkaRowsExpectation):
     false during a reassignment (KAFKA-9672), hence ``warning`` in the default configuration."""
 
     rule: ClassVar[str] = "isr_not_subset_of_replicas"
-    description: str = ("On the partition timeline the ISR is a subset of the assigned replicas "
-                        "(transiently false during reassignment, KAFKA-9672).")
+    description: str = (
+        "On the partition timeline the ISR is a subset of the assigned replicas "
+        "(transiently false during reassignment, KAFKA-9672)."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = f"""
-        SELECT t.topic, t.partition, CAST(NULL AS INT) AS replica, {ts_text('t.ts_start')} AS ts, t.cause AS evidence,
+        SELECT t.topic, t.partition, CAST(NULL AS INT) AS replica, {ts_text("t.ts_start")} AS ts, t.cause AS evidence,
                concat('ISR [', array_join(t.isr, ','), '] is not within replicas [', array_join(t.replicas, ','), ']')
                  AS detail
         FROM {{batch}} t JOIN {views.EVENTS} e ON t.cause = concat(e.source_file, ':', e.line_no)
@@ -233,7 +254,7 @@ def _epoch_query(column: str, label: str) -> str:
           SELECT *, max({column}) OVER (PARTITION BY cluster, topic, partition, kf_incarnation ORDER BY seq
                                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS kf_before
           FROM inc)
-        SELECT topic, partition, CAST(NULL AS INT) AS replica, {ts_text('ts_start')} AS ts, cause AS evidence,
+        SELECT topic, partition, CAST(NULL AS INT) AS replica, {ts_text("ts_start")} AS ts, cause AS evidence,
                concat('{label} ', {column}, ' after ', kf_before, ' was already established') AS detail
         FROM w
         WHERE {column} IS NOT NULL AND kf_before IS NOT NULL AND {column} < kf_before
@@ -254,8 +275,9 @@ class ExpectPartitionEpochToNeverDecrease(KafkaRowsExpectation):
     Checks the partition timeline directly, in ``seq`` order."""
 
     rule: ClassVar[str] = "partition_epoch_regression"
-    description: str = ("The partition epoch (zkVersion / partitionEpoch) never goes back "
-                        "(within one incarnation of the topic).")
+    description: str = (
+        "The partition epoch (zkVersion / partitionEpoch) never goes back (within one incarnation of the topic)."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = _epoch_query("partition_epoch", "partition epoch")
 
 
@@ -273,7 +295,7 @@ class ExpectControllerEpochToNeverDecrease(KafkaRowsExpectation):
           FROM {views.CONTROLLERS}
           WHERE ts_start IS NOT NULL)
         SELECT CAST(NULL AS STRING) AS topic, CAST(NULL AS INT) AS partition, CAST(NULL AS INT) AS replica,
-               {ts_text('ts_start')} AS ts, evidence[0] AS evidence,
+               {ts_text("ts_start")} AS ts, evidence[0] AS evidence,
                concat('controller ', controller_id, ' took epoch ', controller_epoch, ' after epoch ', kf_before)
                  AS detail
         FROM w
@@ -285,7 +307,7 @@ class ExpectControllerEpochToNeverDecrease(KafkaRowsExpectation):
 def _finding_query(*rules: str) -> str:
     """The replay's findings of these rules, as offending rows."""
     return f"""
-        SELECT topic, partition, replica, {ts_text('ts')} AS ts, evidence[0] AS evidence,
+        SELECT topic, partition, replica, {ts_text("ts")} AS ts, evidence[0] AS evidence,
                concat(severity, ': ', summary) AS detail
         FROM {{batch}}
         WHERE rule IN ({_in_list(rules)})
@@ -299,8 +321,9 @@ class ExpectNoLeaderIsrMismatchAfterFailover(KafkaRowsExpectation):
     state of both controllers, which only the replay has."""
 
     rule: ClassVar[str] = "leader_isr_mismatch_after_failover"
-    description: str = ("No leader/ISR mismatch after a controller failover (replay findings "
-                        "`leader_isr_mismatch_after_failover`).")
+    description: str = (
+        "No leader/ISR mismatch after a controller failover (replay findings `leader_isr_mismatch_after_failover`)."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = _finding_query("leader_isr_mismatch_after_failover")
 
 
@@ -310,8 +333,7 @@ class ExpectNoOfflinePartitionWithLiveReplicas(KafkaRowsExpectation):
     replayed cluster context."""
 
     rule: ClassVar[str] = "offline_with_live_replicas"
-    description: str = ("No offline partition with live replicas (replay findings "
-                        "`offline_with_live_replicas`).")
+    description: str = "No offline partition with live replicas (replay findings `offline_with_live_replicas`)."
     unexpected_rows_query: Union[str, SuiteParameterDict] = _finding_query("offline_with_live_replicas")
 
 
@@ -322,8 +344,9 @@ class ExpectNoUncleanElections(KafkaRowsExpectation):
     in the ISR needs the replayed ISR before the election."""
 
     rule: ClassVar[str] = "unclean_election"
-    description: str = ("No unclean leader election, i.e. no leader from outside the ISR (replay findings "
-                        "`unclean_election`).")
+    description: str = (
+        "No unclean leader election, i.e. no leader from outside the ISR (replay findings `unclean_election`)."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = _finding_query("unclean_election")
 
 
@@ -343,10 +366,11 @@ class ExpectNoPartitionEpochGaps(KafkaRowsExpectation):
     ``partition_epoch_gap`` and ``metadata_offset_gap`` findings."""
 
     rule: ClassVar[str] = "partition_epoch_gap"
-    description: str = ("KRaft: no records missing from the metadata log (replay findings "
-                        "`partition_epoch_gap`, `metadata_offset_gap`).")
-    unexpected_rows_query: Union[str, SuiteParameterDict] = _finding_query("partition_epoch_gap",
-                                                                           "metadata_offset_gap")
+    description: str = (
+        "KRaft: no records missing from the metadata log (replay findings "
+        "`partition_epoch_gap`, `metadata_offset_gap`)."
+    )
+    unexpected_rows_query: Union[str, SuiteParameterDict] = _finding_query("partition_epoch_gap", "metadata_offset_gap")
 
 
 class ExpectBrokerViewsToMatchMetadata(KafkaRowsExpectation):
@@ -354,8 +378,9 @@ class ExpectBrokerViewsToMatchMetadata(KafkaRowsExpectation):
     that made that partition epoch. Reads the replay's ``metadata_view_mismatch`` findings."""
 
     rule: ClassVar[str] = "metadata_view_mismatch"
-    description: str = ("KRaft: brokers' leader views match the metadata records (replay findings "
-                        "`metadata_view_mismatch`).")
+    description: str = (
+        "KRaft: brokers' leader views match the metadata records (replay findings `metadata_view_mismatch`)."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = _finding_query("metadata_view_mismatch")
 
 
@@ -384,12 +409,12 @@ _CONCURRENT_QUERY = f"""
           FROM c GROUP BY cluster, controller_epoch HAVING count(DISTINCT controller_id) > 1)
         SELECT topic, partition, replica, ts, evidence, detail FROM (
           SELECT cluster, CAST(NULL AS STRING) AS topic, CAST(NULL AS INT) AS partition, CAST(NULL AS INT) AS replica,
-                 {ts_text('first_act.ts')} AS ts, concat(first_act.source_file, ':', first_act.line_no) AS evidence,
+                 {ts_text("first_act.ts")} AS ts, concat(first_act.source_file, ':', first_act.line_no) AS evidence,
                  concat('controller ', old_id, ' still acted with epoch ', old_epoch, ' after controller ', new_id,
-                        ' took epoch ', new_epoch, ' at ', {ts_text('new_start')}, ' (zombie controller)') AS detail
+                        ' took epoch ', new_epoch, ' at ', {ts_text("new_start")}, ' (zombie controller)') AS detail
           FROM acts
           UNION ALL
-          SELECT cluster, NULL, NULL, NULL, {ts_text('ts_start')}, evidence,
+          SELECT cluster, NULL, NULL, NULL, {ts_text("ts_start")}, evidence,
                  concat('controller epoch ', controller_epoch, ' claimed by controllers ', array_join(ids, ', '))
           FROM twice)
         ORDER BY cluster, ts, evidence"""
@@ -402,8 +427,9 @@ class ExpectNoConcurrentControllers(KafkaRowsExpectation):
     of the replay's ``concurrent_controllers`` rule. Build with ``with_skew``."""
 
     rule: ClassVar[str] = "concurrent_controllers"
-    description: str = ("No concurrent controllers: no controller acts after a later epoch began, "
-                        "no epoch is claimed twice.")
+    description: str = (
+        "No concurrent controllers: no controller acts after a later epoch began, no epoch is claimed twice."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = _CONCURRENT_QUERY.replace("SKEW_MS", "2000")
 
     @classmethod
@@ -419,11 +445,13 @@ class ExpectNoStaleEpochRejections(KafkaRowsExpectation):
     replay's ``stale_epoch_rejected`` findings, which group these lines."""
 
     rule: ClassVar[str] = "stale_epoch_rejected"
-    description: str = ("No stale controller-epoch rejections: no broker refused a request from a "
-                        "deposed controller (nor answered one with error 11).")
+    description: str = (
+        "No stale controller-epoch rejections: no broker refused a request from a "
+        "deposed controller (nor answered one with error 11)."
+    )
     unexpected_rows_query: Union[str, SuiteParameterDict] = f"""
         WITH kf_unused AS (SELECT 1 FROM {{batch}} LIMIT 0)
-        SELECT topic, partition, replica, {ts_text('ts')} AS ts, concat(source_file, ':', line_no) AS evidence,
+        SELECT topic, partition, replica, {ts_text("ts")} AS ts, concat(source_file, ':', line_no) AS evidence,
                CASE WHEN event_type = '{REJECTED}'
                     THEN concat('broker ', coalesce(CAST(broker AS STRING), '?'),
                                 ' refused a request from controller ', coalesce(CAST(controller_id AS STRING), '?'),
@@ -438,9 +466,18 @@ class ExpectNoStaleEpochRejections(KafkaRowsExpectation):
 
 
 CUSTOM_EXPECTATIONS = (
-    ExpectStateNamesToExistInTheirEra, ExpectIdsAndEpochsToBeNonNegative, ExpectTimestampsToBeParsed, ExpectQuarantineRateToBeBelow,
-    ExpectTimelineTransitionsToBeLegalForTheirEra, ExpectLeaderToBeInIsr, ExpectIsrToBeWithinReplicas,
-    ExpectLeaderEpochToNeverDecrease, ExpectPartitionEpochToNeverDecrease, ExpectControllerEpochToNeverDecrease,
-    ExpectNoLeaderIsrMismatchAfterFailover, ExpectNoConcurrentControllers, ExpectNoStaleEpochRejections,
+    ExpectStateNamesToExistInTheirEra,
+    ExpectIdsAndEpochsToBeNonNegative,
+    ExpectTimestampsToBeParsed,
+    ExpectQuarantineRateToBeBelow,
+    ExpectTimelineTransitionsToBeLegalForTheirEra,
+    ExpectLeaderToBeInIsr,
+    ExpectIsrToBeWithinReplicas,
+    ExpectLeaderEpochToNeverDecrease,
+    ExpectPartitionEpochToNeverDecrease,
+    ExpectControllerEpochToNeverDecrease,
+    ExpectNoLeaderIsrMismatchAfterFailover,
+    ExpectNoConcurrentControllers,
+    ExpectNoStaleEpochRejections,
     ExpectNoOfflinePartitionWithLiveReplicas,
 )

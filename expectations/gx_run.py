@@ -56,12 +56,15 @@ def open_context(root_dir: str, docs_dir: str):
     context.variables.save()
     for site in list(context.get_site_names()):
         context.delete_data_docs_site(site)
-    context.add_data_docs_site(DOCS_SITE, {
-        "class_name": "SiteBuilder",
-        "show_how_to_buttons": False,
-        "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": os.path.abspath(docs_dir)},
-        "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
-    })
+    context.add_data_docs_site(
+        DOCS_SITE,
+        {
+            "class_name": "SiteBuilder",
+            "show_how_to_buttons": False,
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": os.path.abspath(docs_dir)},
+            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+        },
+    )
     return context
 
 
@@ -76,8 +79,9 @@ def ephemeral_context():
     return context
 
 
-def validate(context, suite_name: str, table: str, df: DataFrame, expectations: list,
-             evidence_columns: list[str] | None = None) -> dict:
+def validate(
+    context, suite_name: str, table: str, df: DataFrame, expectations: list, evidence_columns: list[str] | None = None
+) -> dict:
     """Validate ``df`` against ``expectations`` as suite ``suite_name``; the result as a JSON dict.
 
     ``evidence_columns``: columns GX reports for the first offending rows of its built-in column
@@ -98,7 +102,8 @@ def validate(context, suite_name: str, table: str, df: DataFrame, expectations: 
     fresh = [e.copy(update={"id": None}) for e in expectations]
     suite = context.suites.add_or_update(gx.ExpectationSuite(name=suite_name, expectations=fresh))
     definition = context.validation_definitions.add_or_update(
-        gx.ValidationDefinition(name=suite_name, data=batch, suite=suite))
+        gx.ValidationDefinition(name=suite_name, data=batch, suite=suite)
+    )
     result_format: dict = {"result_format": "SUMMARY"}
     if evidence_columns:
         result_format["unexpected_index_column_names"] = list(evidence_columns)
@@ -117,8 +122,9 @@ def validate_one(context, df: DataFrame, expectation, name: str = "single") -> d
 
 def results_by_key(result: Mapping) -> dict[str, dict]:
     """kf_key -> that expectation's result, from a suite result dict."""
-    return {r["expectation_config"]["meta"].get("kf_key", r["expectation_config"]["type"]): r
-            for r in result["results"]}
+    return {
+        r["expectation_config"]["meta"].get("kf_key", r["expectation_config"]["type"]): r for r in result["results"]
+    }
 
 
 __all__ = ["build_docs", "ephemeral_context", "open_context", "quiet_gx", "results_by_key", "validate", "validate_one"]

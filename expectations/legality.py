@@ -31,16 +31,22 @@ def judged_dialects() -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def legal_transition_rows() -> tuple[tuple[str, str, str, str], ...]:
     """``(dialect, entity, from_state, to_state)`` for every transition some release of the dialect allows."""
-    rows = {(dialect, entity.value, src.value, dst.value)
-            for dialect in judged_dialects() for entity, src, dst in legal_transitions(range_for_dialect(dialect))}
+    rows = {
+        (dialect, entity.value, src.value, dst.value)
+        for dialect in judged_dialects()
+        for entity, src, dst in legal_transitions(range_for_dialect(dialect))
+    }
     return tuple(sorted(rows))
 
 
 @lru_cache(maxsize=1)
 def era_state_rows() -> tuple[tuple[str, str, str], ...]:
     """``(dialect, entity, state)`` for every state name that exists in some release of the dialect."""
-    rows = {(dialect, entity.value, state.value)
-            for dialect in judged_dialects() for entity, state in states_in(range_for_dialect(dialect))}
+    rows = {
+        (dialect, entity.value, state.value)
+        for dialect in judged_dialects()
+        for entity, state in states_in(range_for_dialect(dialect))
+    }
     return tuple(sorted(rows))
 
 
@@ -56,5 +62,12 @@ def entity_sql(column: str) -> str:
     return f"CASE {column} {cases} END"
 
 
-__all__ = ["KRAFT_DIALECT", "STATE_CHANGE_EVENT_TYPES", "dialect_sql", "entity_sql", "era_state_rows",
-           "judged_dialects", "legal_transition_rows"]
+__all__ = [
+    "KRAFT_DIALECT",
+    "STATE_CHANGE_EVENT_TYPES",
+    "dialect_sql",
+    "entity_sql",
+    "era_state_rows",
+    "judged_dialects",
+    "legal_transition_rows",
+]

@@ -46,8 +46,6 @@ def key_of(expectation: Expectation) -> str:
     return f"{expectation.expectation_type}:{column}" if column else expectation.expectation_type
 
 
-
-
 def _column_expectations() -> list[Expectation]:
     out: list[Expectation] = [gxe.ExpectTableColumnsToMatchSet(column_set=list(EVENT_COLUMNS), exact_match=False)]
     out += [gxe.ExpectColumnValuesToNotBeNull(column=c) for c in NOT_NULL]
@@ -65,21 +63,35 @@ def expectations_for(suite: str, settings: SuiteSettings) -> list[Expectation]:
             custom.ExpectQuarantineRateToBeBelow.with_max_rate(settings.max_quarantine_rate),
         ]
     elif suite == "timelines":
-        items = [custom.ExpectTimelineTransitionsToBeLegalForTheirEra(), custom.ExpectLeaderToBeInIsr(),
-                 custom.ExpectIsrToBeWithinReplicas(), custom.ExpectLeaderEpochToNeverDecrease(),
-                 custom.ExpectPartitionEpochToNeverDecrease(), custom.ExpectControllerEpochToNeverDecrease()]
+        items = [
+            custom.ExpectTimelineTransitionsToBeLegalForTheirEra(),
+            custom.ExpectLeaderToBeInIsr(),
+            custom.ExpectIsrToBeWithinReplicas(),
+            custom.ExpectLeaderEpochToNeverDecrease(),
+            custom.ExpectPartitionEpochToNeverDecrease(),
+            custom.ExpectControllerEpochToNeverDecrease(),
+        ]
     elif suite == "failover":
-        items = [custom.ExpectNoLeaderIsrMismatchAfterFailover(),
-                 custom.ExpectNoConcurrentControllers.with_skew(settings.clock_skew_seconds),
-                 custom.ExpectNoStaleEpochRejections(), custom.ExpectNoOfflinePartitionWithLiveReplicas(),
-                 custom.ExpectNoUncleanElections(), custom.ExpectNoLeaderOnFencedBroker(),
-                 custom.ExpectNoPartitionEpochGaps(), custom.ExpectBrokerViewsToMatchMetadata()]
+        items = [
+            custom.ExpectNoLeaderIsrMismatchAfterFailover(),
+            custom.ExpectNoConcurrentControllers.with_skew(settings.clock_skew_seconds),
+            custom.ExpectNoStaleEpochRejections(),
+            custom.ExpectNoOfflinePartitionWithLiveReplicas(),
+            custom.ExpectNoUncleanElections(),
+            custom.ExpectNoLeaderOnFencedBroker(),
+            custom.ExpectNoPartitionEpochGaps(),
+            custom.ExpectBrokerViewsToMatchMetadata(),
+        ]
     else:
         raise ValueError(f"unknown suite {suite!r}")
     for item in items:
         key = key_of(item)
-        item.meta = {**(item.meta or {}), "kf_key": key, "kf_suite": suite,
-                     "kf_rule": getattr(type(item), "rule", "") or None}
+        item.meta = {
+            **(item.meta or {}),
+            "kf_key": key,
+            "kf_suite": suite,
+            "kf_rule": getattr(type(item), "rule", "") or None,
+        }
         item.severity = settings.severity.get(key, "critical")
     return items
 

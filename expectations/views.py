@@ -32,11 +32,12 @@ def register_views(spark: SparkSession, tables: Mapping[str, DataFrame]) -> None
     """Register ``tables`` (keys of ``TABLE_VIEWS``) and the two rule tables derived from statemachines/."""
     for name, df in tables.items():
         df.createOrReplaceTempView(TABLE_VIEWS[name])
-    spark.createDataFrame(list(legal_transition_rows()),
-                          "dialect string, entity string, from_state string, to_state string"
-                          ).createOrReplaceTempView(LEGAL_TRANSITIONS)
-    spark.createDataFrame(list(era_state_rows()), "dialect string, entity string, state string"
-                          ).createOrReplaceTempView(ERA_STATES)
+    spark.createDataFrame(
+        list(legal_transition_rows()), "dialect string, entity string, from_state string, to_state string"
+    ).createOrReplaceTempView(LEGAL_TRANSITIONS)
+    spark.createDataFrame(
+        list(era_state_rows()), "dialect string, entity string, state string"
+    ).createOrReplaceTempView(ERA_STATES)
 
 
 def drop_views(spark: SparkSession) -> None:

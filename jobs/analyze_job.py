@@ -49,9 +49,18 @@ def _quiet(stage: str, phase: str, counts: dict) -> None:
     return None
 
 
-def run_analyze(spark: SparkSession, inputs: list[str], out_dir: str, report_path: str, parse_options,
-                replay_options, check_config=None, top_findings: int = 5, top_partitions: int = 20,
-                progress: Progress = _quiet) -> AnalyzeResult:
+def run_analyze(
+    spark: SparkSession,
+    inputs: list[str],
+    out_dir: str,
+    report_path: str,
+    parse_options,
+    replay_options,
+    check_config=None,
+    top_findings: int = 5,
+    top_partitions: int = 20,
+    progress: Progress = _quiet,
+) -> AnalyzeResult:
     from .check_job import run_check
     from .parse_job import run_parse
     from .replay_job import replay_events, validate_options
@@ -68,19 +77,33 @@ def run_analyze(spark: SparkSession, inputs: list[str], out_dir: str, report_pat
         progress(name, "done", {**counts(value), "seconds": result.seconds[name]})
         return value
 
-    result.parse = stage("parse", lambda: run_parse(spark, list(inputs), out_dir, parse_options),
-                         lambda p: {"lines": p.lines_read, "records": p.records, "quarantined": p.quarantined,
-                                    "files": len(p.files), "reconciled": p.reconciled})
+    result.parse = stage(
+        "parse",
+        lambda: run_parse(spark, list(inputs), out_dir, parse_options),
+        lambda p: {
+            "lines": p.lines_read,
+            "records": p.records,
+            "quarantined": p.quarantined,
+            "files": len(p.files),
+            "reconciled": p.reconciled,
+        },
+    )
     if result.parse.records == 0:
         raise InputError(f"no recognisable Kafka log lines in {', '.join(map(str, inputs))}")
     events = spark.read.parquet(f"{out_dir}/events")
-    result.replay = stage("replay", lambda: replay_events(spark, events, out_dir, replay_options),
-                          lambda r: {"partitions": r.partitions, "controllers": r.controllers,
-                                     "findings": r.findings})
-    result.verdict = stage("check", lambda: run_check(spark, out_dir, check_config),
-                           lambda v: {"passed": bool(v.passed)})
-    result.report = stage("report", lambda: build_report(spark, out_dir, report_path, top_partitions=top_partitions),
-                          lambda r: {"bytes": r.size_bytes})
+    result.replay = stage(
+        "replay",
+        lambda: replay_events(spark, events, out_dir, replay_options),
+        lambda r: {"partitions": r.partitions, "controllers": r.controllers, "findings": r.findings},
+    )
+    result.verdict = stage(
+        "check", lambda: run_check(spark, out_dir, check_config), lambda v: {"passed": bool(v.passed)}
+    )
+    result.report = stage(
+        "report",
+        lambda: build_report(spark, out_dir, report_path, top_partitions=top_partitions),
+        lambda r: {"bytes": r.size_bytes},
+    )
     summarize(spark, result, top_findings)
     return result
 
@@ -94,10 +117,16 @@ def summarize(spark: SparkSession, result: AnalyzeResult, top_findings: int = 5)
     span = collect_arrow(spark.read.parquet(f"{out}/events").agg(F.min("ts").alias("first"), F.max("ts").alias("last")))
     result.window = (span[0]["first"], span[0]["last"]) if span else (None, None)
     result.controllers = collect_arrow(
-        spark.read.parquet(f"{out}/controllers").groupBy("cluster")
-        .agg(F.count(F.lit(1)).alias("epochs"), F.sort_array(F.collect_set("controller_id")).alias("ids"),
-             F.min("controller_epoch").alias("first_epoch"), F.max("controller_epoch").alias("last_epoch"))
-        .orderBy("cluster"))
+        spark.read.parquet(f"{out}/controllers")
+        .groupBy("cluster")
+        .agg(
+            F.count(F.lit(1)).alias("epochs"),
+            F.sort_array(F.collect_set("controller_id")).alias("ids"),
+            F.min("controller_epoch").alias("first_epoch"),
+            F.max("controller_epoch").alias("last_epoch"),
+        )
+        .orderBy("cluster")
+    )
     for row in result.controllers:
         row["failovers"] = max(0, row["epochs"] - 1)  # each new epoch after the first is a controller change
     findings = spark.read.parquet(f"{out}/findings")
@@ -106,4 +135,4 @@ def summarize(spark: SparkSession, result: AnalyzeResult, top_findings: int = 5)
     result.top_findings = top_findings_of(spark, out, top_findings) if top_findings else []
 
 
-__all__ = ["AnalyzeResult", "STAGES", "run_analyze", "summarize"]
+__all__ = ["STAGES", "AnalyzeResult", "run_analyze", "summarize"]

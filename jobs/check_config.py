@@ -7,17 +7,22 @@ because a typo in a scheduled job's config must not silently check less.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from typing import Any, Optional
+
+import tomllib
 
 from kafka_forensics.core.errors import UsageError
 
 DEFAULT_CONFIG = "default_check.toml"
 _SEVERITIES = ("critical", "warning", "info")
-_KEYS = {"suites": None, "thresholds": {"max_quarantine_rate", "clock_skew_seconds"},
-         "verdict": {"fail_on", "sample_rows"}, "severity": None}
+_KEYS = {
+    "suites": None,
+    "thresholds": {"max_quarantine_rate", "clock_skew_seconds"},
+    "verdict": {"fail_on", "sample_rows"},
+    "severity": None,
+}
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,9 @@ def _parse(text: str, where: str) -> dict:
                 raise UsageError(f"--config {where}: [{key}] must be a table")
             unknown = sorted(set(value) - allowed)
             if unknown:
-                raise UsageError(f"--config {where}: unknown key {key}.{unknown[0]} (known: {', '.join(sorted(allowed))})")
+                raise UsageError(
+                    f"--config {where}: unknown key {key}.{unknown[0]} (known: {', '.join(sorted(allowed))})"
+                )
     return data
 
 
@@ -98,10 +105,15 @@ def _build(data: dict, where: str) -> CheckConfig:
     rate = _number(thresholds.get("max_quarantine_rate", 0.01), "thresholds.max_quarantine_rate", where)
     if rate > 1:
         raise UsageError(f"--config {where}: thresholds.max_quarantine_rate is a share, at most 1")
-    return CheckConfig(suites=tuple(dict.fromkeys(suites)), max_quarantine_rate=rate,
-                       clock_skew_seconds=_number(thresholds.get("clock_skew_seconds", 2.0),
-                                                  "thresholds.clock_skew_seconds", where),
-                       fail_on=tuple(fail_on), sample_rows=sample_rows, severity=dict(severity), source=where)
+    return CheckConfig(
+        suites=tuple(dict.fromkeys(suites)),
+        max_quarantine_rate=rate,
+        clock_skew_seconds=_number(thresholds.get("clock_skew_seconds", 2.0), "thresholds.clock_skew_seconds", where),
+        fail_on=tuple(fail_on),
+        sample_rows=sample_rows,
+        severity=dict(severity),
+        source=where,
+    )
 
 
 def load_check_config(path: Optional[str] = None) -> CheckConfig:

@@ -28,7 +28,7 @@ def _local_listing(inputs: list[str]) -> list[list]:
     for given in inputs:
         if "://" in given and not given.startswith("file://"):
             continue
-        root = given[len("file://"):] if given.startswith("file://") else given
+        root = given[len("file://") :] if given.startswith("file://") else given
         if os.path.isfile(root):
             paths = [root]
         else:
@@ -41,8 +41,12 @@ def _local_listing(inputs: list[str]) -> list[list]:
 
 def inputs_fingerprint(inputs: list[str], parse_options, replay_options) -> dict:
     """What makes a replay stale: the inputs, their local files and the parse/replay options."""
-    return {"inputs": list(inputs), "files": _local_listing(inputs),
-            "parse_options": asdict(parse_options), "replay_options": asdict(replay_options)}
+    return {
+        "inputs": list(inputs),
+        "files": _local_listing(inputs),
+        "parse_options": asdict(parse_options),
+        "replay_options": asdict(replay_options),
+    }
 
 
 def replay_is_current(spark: SparkSession, out_dir: str, fingerprint: dict) -> bool:
@@ -54,8 +58,15 @@ def replay_is_current(spark: SparkSession, out_dir: str, fingerprint: dict) -> b
         return False
 
 
-def replay_for_check(spark: SparkSession, inputs: list[str], out_dir: str, parse_options, replay_options,
-                     fingerprint: dict, reuse: bool = False) -> Optional[tuple[Any, Any]]:
+def replay_for_check(
+    spark: SparkSession,
+    inputs: list[str],
+    out_dir: str,
+    parse_options,
+    replay_options,
+    fingerprint: dict,
+    reuse: bool = False,
+) -> Optional[tuple[Any, Any]]:
     """Replay ``inputs`` into ``out_dir`` unless it already holds their replay (or ``reuse``): the
     (parse, replay) summaries of a new replay, None when the tables in ``out_dir`` are used."""
     if reuse or replay_is_current(spark, out_dir, fingerprint):

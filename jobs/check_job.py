@@ -29,16 +29,13 @@ from typing import Optional
 
 from pyspark.sql import DataFrame, SparkSession
 
-from kafka_forensics.core.tables import TABLES
 from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
-
+from kafka_forensics.core.tables import TABLES
 from kafka_forensics.core.verdict import VERDICT, Verdict
 
 from .check_config import CheckConfig, load_check_config
 from .fs import path_exists, write_text
 from .spark_errors import short_error
-
-
 
 
 # ---- files ------------------------------------------------------------------------------------------
@@ -47,7 +44,7 @@ def is_local(path: str) -> bool:
 
 
 def _local(path: str) -> str:
-    return path[len("file://"):] if path.startswith("file://") else path
+    return path[len("file://") :] if path.startswith("file://") else path
 
 
 def write_atomically(spark: Optional[SparkSession], path: str, text: str) -> None:
@@ -115,13 +112,25 @@ def versions(spark: Optional[SparkSession] = None) -> dict[str, str]:
     return out
 
 
-def error_verdict(out_dir: str, err: BaseException, config: Optional[CheckConfig] = None,
-                  inputs_info: Optional[dict] = None, spark: Optional[SparkSession] = None) -> Verdict:
+def error_verdict(
+    out_dir: str,
+    err: BaseException,
+    config: Optional[CheckConfig] = None,
+    inputs_info: Optional[dict] = None,
+    spark: Optional[SparkSession] = None,
+) -> Verdict:
     """The verdict of a check that could not run (input/config error: exit 2; anything else: 3)."""
     code = err.exit_code if isinstance(err, KafkaForensicsError) else 3
     text = str(err) if isinstance(err, KafkaForensicsError) else f"internal error: {type(err).__name__}: {err}"
-    return Verdict(passed=False, exit_code=code, out_dir=out_dir, error=text,
-                   thresholds=config.to_dict() if config else {}, inputs=inputs_info or {}, versions=versions(spark))
+    return Verdict(
+        passed=False,
+        exit_code=code,
+        out_dir=out_dir,
+        error=text,
+        thresholds=config.to_dict() if config else {},
+        inputs=inputs_info or {},
+        versions=versions(spark),
+    )
 
 
 def write_verdict(spark: Optional[SparkSession], verdict: Verdict) -> None:
@@ -140,20 +149,34 @@ def _summarise_suite(suite: str, result: dict, config: CheckConfig) -> tuple[dic
         count = res.get("observed_value") if "unexpected_count" not in res else res.get("unexpected_count")
         samples = (res.get("details") or {}).get("unexpected_rows")
         if samples is None and res.get("partial_unexpected_index_list"):
-            samples = [{"evidence": f"{x.get('source_file')}:{x.get('line_no')}", "value": x.get(cfg["kwargs"].get(
-                "column"))} for x in res["partial_unexpected_index_list"]]
+            samples = [
+                {"evidence": f"{x.get('source_file')}:{x.get('line_no')}", "value": x.get(cfg["kwargs"].get("column"))}
+                for x in res["partial_unexpected_index_list"]
+            ]
         severity = cfg.get("severity", "critical")
-        entry = {"success": bool(r["success"]), "severity": severity, "rule": meta.get("kf_rule"),
-                 "unexpected_count": count if isinstance(count, int) else None,
-                 "samples": (samples or [])[:config.sample_rows] if not r["success"] else []}
+        entry = {
+            "success": bool(r["success"]),
+            "severity": severity,
+            "rule": meta.get("kf_rule"),
+            "unexpected_count": count if isinstance(count, int) else None,
+            "samples": (samples or [])[: config.sample_rows] if not r["success"] else [],
+        }
         if raised:
             entry["error"] = (r.get("exception_info") or {}).get("exception_message")
         expectations[key] = entry
         if not r["success"]:
             (failed if severity in config.fail_on else warned).append(f"{suite}.{key}")
     stats = result.get("statistics", {})
-    return ({"success": not failed, "evaluated": stats.get("evaluated_expectations"),
-             "unsuccessful": stats.get("unsuccessful_expectations"), "expectations": expectations}, failed, warned)
+    return (
+        {
+            "success": not failed,
+            "evaluated": stats.get("evaluated_expectations"),
+            "unsuccessful": stats.get("unsuccessful_expectations"),
+            "expectations": expectations,
+        },
+        failed,
+        warned,
+    )
 
 
 # ---- the job ----------------------------------------------------------------------------------------
@@ -161,8 +184,10 @@ def require_replay_tables(spark: SparkSession, out_dir: str) -> None:
     missing = [t for t in TABLES if not path_exists(spark, f"{out_dir}/{t}")]
     if missing or not path_exists(spark, f"{out_dir}/replay_summary.json"):
         what = ", ".join(missing) if missing else "replay_summary.json"
-        raise InputError(f"{out_dir} holds no complete replay output (missing {what}): run "
-                         f"`kafka-forensics check INPUT... --out {out_dir}` or `kafka-forensics replay` first")
+        raise InputError(
+            f"{out_dir} holds no complete replay output (missing {what}): run "
+            f"`kafka-forensics check INPUT... --out {out_dir}` or `kafka-forensics replay` first"
+        )
 
 
 def _load_tables(spark: SparkSession, out_dir: str) -> dict[str, DataFrame]:
@@ -171,16 +196,25 @@ def _load_tables(spark: SparkSession, out_dir: str) -> dict[str, DataFrame]:
     return {t: spark.read.parquet(f"{out_dir}/{t}").persist(StorageLevel.MEMORY_AND_DISK) for t in TABLES}
 
 
-def _run_suites(spark: SparkSession, out_dir: str, config: CheckConfig, tables: dict[str, DataFrame],
-                gx_root: str, timings: Optional[dict] = None) -> dict[str, dict]:
+def _run_suites(
+    spark: SparkSession,
+    out_dir: str,
+    config: CheckConfig,
+    tables: dict[str, DataFrame],
+    gx_root: str,
+    timings: Optional[dict] = None,
+) -> dict[str, dict]:
     import time
 
     from kafka_forensics.expectations import gx_run
     from kafka_forensics.expectations.suites import EVIDENCE_COLUMNS, SUITE_TABLES, SuiteSettings, expectations_for
     from kafka_forensics.expectations.views import register_views
 
-    settings = SuiteSettings(max_quarantine_rate=config.max_quarantine_rate,
-                             clock_skew_seconds=config.clock_skew_seconds, severity=config.severity)
+    settings = SuiteSettings(
+        max_quarantine_rate=config.max_quarantine_rate,
+        clock_skew_seconds=config.clock_skew_seconds,
+        severity=config.severity,
+    )
     register_views(spark, tables)
     results = {}
     with gx_run.quiet_gx():
@@ -188,16 +222,27 @@ def _run_suites(spark: SparkSession, out_dir: str, config: CheckConfig, tables: 
         for suite in config.suites:
             started = time.perf_counter()
             table = SUITE_TABLES[suite]
-            results[suite] = gx_run.validate(context, suite, table, tables[table], expectations_for(suite, settings),
-                                             evidence_columns=EVIDENCE_COLUMNS.get(suite))
+            results[suite] = gx_run.validate(
+                context,
+                suite,
+                table,
+                tables[table],
+                expectations_for(suite, settings),
+                evidence_columns=EVIDENCE_COLUMNS.get(suite),
+            )
             if timings is not None:
                 timings[suite] = time.perf_counter() - started
         gx_run.build_docs(context)
     return results
 
 
-def run_check(spark: SparkSession, out_dir: str, config: Optional[CheckConfig] = None,
-              inputs_info: Optional[dict] = None, timings: Optional[dict] = None) -> Verdict:
+def run_check(
+    spark: SparkSession,
+    out_dir: str,
+    config: Optional[CheckConfig] = None,
+    inputs_info: Optional[dict] = None,
+    timings: Optional[dict] = None,
+) -> Verdict:
     """Run the configured suites over the replay tables in ``out_dir``; write results and the verdict.
 
     Returns the verdict (``passed``/``exit_code`` 0 or 1). On an error the verdict is written with
@@ -222,13 +267,23 @@ def run_check(spark: SparkSession, out_dir: str, config: Optional[CheckConfig] =
             raise
         except Exception as err:
             raise JobError(f"check job failed: {short_error(err)}") from err
-        verdict = Verdict(passed=True, exit_code=0, out_dir=out_dir, counts=counts, thresholds=config.to_dict(),
-                          inputs=inputs_info or {}, versions=versions(spark))
+        verdict = Verdict(
+            passed=True,
+            exit_code=0,
+            out_dir=out_dir,
+            counts=counts,
+            thresholds=config.to_dict(),
+            inputs=inputs_info or {},
+            versions=versions(spark),
+        )
         summary = read_small_text(spark, f"{out_dir}/replay_summary.json")
         verdict.findings_by_rule = json.loads(summary).get("findings_by_rule", {}) if summary else {}
         for suite, result in results.items():
-            write_text(spark, f"{out_dir}/validation/{suite}.json",
-                       json.dumps(result, indent=2, sort_keys=True, default=str) + "\n")
+            write_text(
+                spark,
+                f"{out_dir}/validation/{suite}.json",
+                json.dumps(result, indent=2, sort_keys=True, default=str) + "\n",
+            )
             verdict.suites[suite], failed, warned = _summarise_suite(suite, result, config)
             verdict.failed_expectations += failed
             verdict.warnings += warned
@@ -237,9 +292,11 @@ def run_check(spark: SparkSession, out_dir: str, config: Optional[CheckConfig] =
             shutil.rmtree(gx_root, ignore_errors=True)
         verdict.passed = not verdict.failed_expectations
         verdict.exit_code = 0 if verdict.passed else 1
-        verdict.outputs = {"verdict": f"{out_dir}/{VERDICT}",
-                           "validation": [f"{out_dir}/validation/{s}.json" for s in results],
-                           "data_docs": f"{out_dir}/data_docs/index.html"}
+        verdict.outputs = {
+            "verdict": f"{out_dir}/{VERDICT}",
+            "validation": [f"{out_dir}/validation/{s}.json" for s in results],
+            "data_docs": f"{out_dir}/data_docs/index.html",
+        }
         write_verdict(spark, verdict)
         return verdict
     except BaseException as err:
@@ -256,5 +313,13 @@ def run_check(spark: SparkSession, out_dir: str, config: Optional[CheckConfig] =
             df.unpersist()
 
 
-__all__ = ["CheckConfig", "Verdict", "error_verdict", "load_check_config", "require_replay_tables", "run_check",
-           "write_atomically", "write_verdict"]
+__all__ = [
+    "CheckConfig",
+    "Verdict",
+    "error_verdict",
+    "load_check_config",
+    "require_replay_tables",
+    "run_check",
+    "write_atomically",
+    "write_verdict",
+]

@@ -37,7 +37,7 @@ def _display(uri: str, given: str) -> str:
     """The path findings cite: relative if the user gave a relative local path, else absolute."""
     if not uri.startswith("file:"):
         return uri
-    path = uri[len("file:"):]
+    path = uri[len("file:") :]
     if path.startswith("//"):
         path = path[2:]
     local_relative = not given.startswith(("/", "file:")) and not _SCHEME.match(given)
@@ -181,4 +181,4 @@ def _local_files(qualified, given: str, note) -> list[tuple[object, InputFile]]:
 
 def _local_uri(qualified, root: str, path: str) -> str:
     """The URI Spark's file listing would give ``path`` (under the qualified ``root``)."""
-    return qualified.toString() + path[len(root):]
+    return qualified.toString() + path[len(root) :]

@@ -60,8 +60,10 @@ class EventFilter:
     def describe(self) -> str:
         parts = []
         if self.topic is not None:
-            parts.append(f"topic {self.topic}" + (f" partitions {','.join(map(str, self.partitions))}"
-                                                   if self.partitions else ""))
+            parts.append(
+                f"topic {self.topic}"
+                + (f" partitions {','.join(map(str, self.partitions))}" if self.partitions else "")
+            )
         if self.start is not None:
             parts.append(f"from {self.start:%Y-%m-%d %H:%M:%S} UTC")
         if self.end is not None:
@@ -76,8 +78,7 @@ def parse_kafka_time(text: str, timezone: str, option: str) -> dt.datetime:
         raise UsageError(f"{option} {text!r} is not a time like 2017-11-12 14:03:07,123 ({KAFKA_TIME_FORMAT})")
     y, mo, d, h, mi, s, frac = found.groups()
     try:
-        value = dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s or 0),
-                            int((frac or "0").ljust(6, "0")))
+        value = dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(s or 0), int((frac or "0").ljust(6, "0")))
     except ValueError as err:
         raise UsageError(f"{option} {text!r} is not a valid date: {err}") from None
     tz = dt.timezone.utc if timezone.upper() == "UTC" else zoneinfo.ZoneInfo(timezone)
@@ -99,8 +100,13 @@ def parse_partitions(text: Optional[str]) -> tuple[int, ...]:
     return tuple(ids)
 
 
-def event_filter_from(topic: Optional[str], partitions: Optional[str], start_time: Optional[str],
-                      end_time: Optional[str], timezone: str = "UTC") -> EventFilter:
+def event_filter_from(
+    topic: Optional[str],
+    partitions: Optional[str],
+    start_time: Optional[str],
+    end_time: Optional[str],
+    timezone: str = "UTC",
+) -> EventFilter:
     """Validate the four options (exit 2 on a bad value) and build the filter."""
     ids = parse_partitions(partitions)
     if ids and topic is None:
@@ -130,8 +136,11 @@ def time_condition(flt: EventFilter, keep_cluster_before_start: bool = True) -> 
     if flt.start is not None:
         after = F.col("ts") >= F.lit(flt.start).cast("timestamp")
         if keep_cluster_before_start:
-            after = (after | F.col("event_type").isin(*sorted(CLUSTER_EVENT_TYPES))
-                     | (F.col("log_kind") == F.lit("metadata")))
+            after = (
+                after
+                | F.col("event_type").isin(*sorted(CLUSTER_EVENT_TYPES))
+                | (F.col("log_kind") == F.lit("metadata"))
+            )
         cond = cond & F.coalesce(after, F.lit(False))
     if flt.end is not None:
         cond = cond & F.coalesce(F.col("ts") <= F.lit(flt.end).cast("timestamp"), F.lit(False))

@@ -34,8 +34,9 @@ def _events_from_inputs(spark: SparkSession, inputs: list[str], parse_options) -
 
 
 @contextlib.contextmanager
-def replayed_in_memory(spark: SparkSession, inputs: list[str], parse_options,
-                       replay_options: ReplayOptions) -> Iterator[tuple[DataFrame, ReplayFrames]]:
+def replayed_in_memory(
+    spark: SparkSession, inputs: list[str], parse_options, replay_options: ReplayOptions
+) -> Iterator[tuple[DataFrame, ReplayFrames]]:
     """Parse and replay without writing; yields (events, frames) and frees both."""
     events, unified = _events_from_inputs(spark, inputs, parse_options)
     try:
@@ -59,19 +60,34 @@ class Timeline:
     lines: dict[str, str] = field(default_factory=dict)  # file:line -> message
 
 
-def run_timeline(spark: SparkSession, inputs: list[str], parse_options, replay_options: ReplayOptions, topic: str,
-                 partition: int, cluster: Optional[str] = None) -> Timeline:
+def run_timeline(
+    spark: SparkSession,
+    inputs: list[str],
+    parse_options,
+    replay_options: ReplayOptions,
+    topic: str,
+    partition: int,
+    cluster: Optional[str] = None,
+) -> Timeline:
     """``kafka-forensics timeline``: the replay's rows for one partition (``replay_options`` selects it)."""
     with replayed_in_memory(spark, inputs, parse_options, replay_options) as (events, frames):
+
         def pick(df: DataFrame) -> DataFrame:
             return df if cluster is None else df.filter(df["cluster"] == cluster)
+
         return Timeline(
             rows=collect_arrow(pick(frames.partition_timeline).orderBy("cluster", "seq")),
             replicas=collect_arrow(pick(frames.replica_timeline).orderBy("cluster", "replica", "seq")),
             findings=collect_arrow(pick(frames.findings).orderBy("cluster", "ts", "finding_id")),
-            lines={f"{r['source_file']}:{r['line_no']}": r["message"] for r in collect_arrow(
-                events.filter((events["topic"] == topic) & (events["partition"] == partition))
-                .select("source_file", "line_no", "message"))})
+            lines={
+                f"{r['source_file']}:{r['line_no']}": r["message"]
+                for r in collect_arrow(
+                    events.filter((events["topic"] == topic) & (events["partition"] == partition)).select(
+                        "source_file", "line_no", "message"
+                    )
+                )
+            },
+        )
 
 
 @dataclass
@@ -84,20 +100,27 @@ class Described:
     last: Optional[Any] = None  # the last state change in the logs
 
 
-def run_describe(spark: SparkSession, inputs: list[str], parse_options, replay_options: ReplayOptions,
-                 at: dt.datetime) -> Described:
+def run_describe(
+    spark: SparkSession, inputs: list[str], parse_options, replay_options: ReplayOptions, at: dt.datetime
+) -> Described:
     """``kafka-forensics describe``: what ``kafka-topics --describe`` would have printed at ``at``."""
     with replayed_in_memory(spark, inputs, parse_options, replay_options) as (_, frames):
         at_lit = F.lit(at).cast("timestamp")
         known = frames.partition_timeline.filter(
-            (F.col("ts_start") <= at_lit) & (F.col("ts_end").isNull() | (F.col("ts_end") > at_lit)))
+            (F.col("ts_start") <= at_lit) & (F.col("ts_end").isNull() | (F.col("ts_end") > at_lit))
+        )
         last = collect_arrow(frames.partition_timeline.agg(F.max("ts_start").alias("last")))
         return Described(
             rows=collect_arrow(known.orderBy("cluster", "topic", "partition")),
-            later=collect_arrow(frames.partition_timeline.groupBy("cluster", "topic", "partition")
-                                .agg(F.min("ts_start").alias("first"), F.max("ts_start").alias("last"))
-                                .filter(F.col("first") > at_lit).orderBy("cluster", "topic", "partition")),
-            contexts=frames.contexts, last=last[0]["last"] if last else None)
+            later=collect_arrow(
+                frames.partition_timeline.groupBy("cluster", "topic", "partition")
+                .agg(F.min("ts_start").alias("first"), F.max("ts_start").alias("last"))
+                .filter(F.col("first") > at_lit)
+                .orderBy("cluster", "topic", "partition")
+            ),
+            contexts=frames.contexts,
+            last=last[0]["last"] if last else None,
+        )
 
 
 __all__ = ["Described", "Timeline", "replayed_in_memory", "run_describe", "run_timeline"]

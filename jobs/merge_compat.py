@@ -34,7 +34,7 @@ def files_from_regex(logs_regex: str) -> list[str]:
     """``--logs-regex /dir/name-regex``: the directory's entries whose name the regex finds in,
     listed in directory order (Java's File.listFiles and os.listdir both return readdir order)."""
     index = logs_regex.rfind("/") + 1
-    directory = "." if index == 0 else logs_regex[:index - 1]
+    directory = "." if index == 0 else logs_regex[: index - 1]
     try:
         name_rx = re.compile(logs_regex[index:])
     except re.error as err:
@@ -48,8 +48,15 @@ def files_from_regex(logs_regex: str) -> list[str]:
 
 def _date_key(text: str) -> tuple:
     """SimpleDateFormat's fields, for comparing a line's date with the bounds."""
-    return (int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]), int(text[14:16]),
-            int(text[17:19]), int(text[20:23]))
+    return (
+        int(text[0:4]),
+        int(text[5:7]),
+        int(text[8:10]),
+        int(text[11:13]),
+        int(text[14:16]),
+        int(text[17:19]),
+        int(text[20:23]),
+    )
 
 
 def parse_bound(text: Optional[str], default: str, option: str) -> Optional[tuple]:
@@ -106,8 +113,13 @@ def _lines(path: str) -> Iterator[str]:
         yield line.text if line.text is not None else (line.raw or "")
 
 
-def merge_compat(paths: list[str], topic: Optional[str] = None, partitions: tuple[int, ...] = (),
-                 start_time: Optional[str] = None, end_time: Optional[str] = None) -> Iterator[str]:
+def merge_compat(
+    paths: list[str],
+    topic: Optional[str] = None,
+    partitions: tuple[int, ...] = (),
+    start_time: Optional[str] = None,
+    end_time: Optional[str] = None,
+) -> Iterator[str]:
     """The lines StateChangeLogMerger would print, in its order."""
     start = parse_bound(start_time, DEFAULT_START, "--start-time")
     end = parse_bound(end_time, DEFAULT_END, "--end-time")

@@ -26,24 +26,26 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.core.errors import InputError, UsageError
+from kafka_forensics.core.tables import EVENT_COLUMNS
 from kafka_forensics.parsers.reader import read_lines
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-from kafka_forensics.core.tables import EVENT_COLUMNS
 
 from .discovery import discover
 from .filters import EventFilter, apply_strict
 
-MERGE_SCHEMA = pa.schema([
-    pa.field("source_file", pa.string()),
-    pa.field("line_no", pa.int64()),
-    pa.field("broker", pa.int32()),
-    pa.field("ts", pa.timestamp("us", tz="UTC")),
-    pa.field("event_type", pa.string()),
-    pa.field("topic", pa.string()),
-    pa.field("partition", pa.int32()),
-    pa.field("text", pa.string()),  # the record's line(s) exactly as logged
-    pa.field("stack", pa.string()),  # its continuation lines (stack trace), newline-joined
-])
+MERGE_SCHEMA = pa.schema(
+    [
+        pa.field("source_file", pa.string()),
+        pa.field("line_no", pa.int64()),
+        pa.field("broker", pa.int32()),
+        pa.field("ts", pa.timestamp("us", tz="UTC")),
+        pa.field("event_type", pa.string()),
+        pa.field("topic", pa.string()),
+        pa.field("partition", pa.int32()),
+        pa.field("text", pa.string()),  # the record's line(s) exactly as logged
+        pa.field("stack", pa.string()),  # its continuation lines (stack trace), newline-joined
+    ]
+)
 _COL = {name: i for i, name in enumerate(EVENT_COLUMNS)}
 BATCH_ROWS = 8192
 
@@ -79,16 +81,28 @@ def record_rows(data: bytes, source_file: str, options: ParseOptions) -> list[li
         stack_lines = stack.count("\n") + 1 if stack else 0
         joined = r[_COL["n_continuation"]] - stack_lines  # a message that went on over more lines
         text = "\n".join(text_of.get(line_no + k) or "" for k in range(joined + 1))
-        rows.append([source_file, line_no, r[_COL["broker"]], r[_COL["ts"]], r[_COL["event_type"]],
-                     r[_COL["topic"]], r[_COL["partition"]], text, stack])
+        rows.append(
+            [
+                source_file,
+                line_no,
+                r[_COL["broker"]],
+                r[_COL["ts"]],
+                r[_COL["event_type"]],
+                r[_COL["topic"]],
+                r[_COL["partition"]],
+                text,
+                stack,
+            ]
+        )
     return rows
 
 
 def _batches(rows: list[list]) -> Iterator[pa.RecordBatch]:
     for start in range(0, len(rows), BATCH_ROWS):
-        columns = list(zip(*rows[start:start + BATCH_ROWS]))
-        yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(columns, MERGE_SCHEMA)],
-                                         schema=MERGE_SCHEMA)
+        columns = list(zip(*rows[start : start + BATCH_ROWS]))
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(c, f.type) for c, f in zip(columns, MERGE_SCHEMA)], schema=MERGE_SCHEMA
+        )
 
 
 @dataclass(frozen=True)
@@ -97,8 +111,9 @@ class MergePlan:
     ordered: DataFrame  # the same, globally sorted
 
 
-def merge_frame(spark: SparkSession, inputs: list[str], parse_options: ParseOptions,
-                options: MergeOptions) -> MergePlan:
+def merge_frame(
+    spark: SparkSession, inputs: list[str], parse_options: ParseOptions, options: MergeOptions
+) -> MergePlan:
     """The merged records and their global order (lazy: nothing runs until ``iter_merged``)."""
     files = discover(spark, list(inputs))
     displays = {f.uri: f.display for f in files}
@@ -180,5 +195,14 @@ def require_records(counts: MergeCounts, flt: EventFilter, inputs) -> None:
         raise InputError(f"no recognisable Kafka log lines in {', '.join(map(str, inputs))}")
 
 
-__all__ = ["MERGE_SCHEMA", "MergeOptions", "MergePlan", "format_record", "iter_merged", "merge_frame", "parse_clock_offsets",
-           "record_rows", "write_merged"]
+__all__ = [
+    "MERGE_SCHEMA",
+    "MergeOptions",
+    "MergePlan",
+    "format_record",
+    "iter_merged",
+    "merge_frame",
+    "parse_clock_offsets",
+    "record_rows",
+    "write_merged",
+]

@@ -26,9 +26,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA, FILE_COUNTS, PARSE_TABLES
 from kafka_forensics.parsers.gc_pause import cyclic_gc_paused
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA, FILE_COUNTS, PARSE_TABLES
 
 from .discovery import InputFile, discover
 from .events_writer import finish, local_events_dir, write_events
@@ -61,9 +61,20 @@ def _as_event_row(values: dict) -> list:
 
 
 def _quarantine_rows(rows: list[dict]) -> list[list]:
-    return [_as_event_row({"source_file": q["source_file"], "line_no": q["line_no"], "broker": q["broker"],
-                           "message": q["raw"], "attrs": {"reason": q["reason"]},
-                           "event_type": QUARANTINE, "n_continuation": 0}) for q in rows]
+    return [
+        _as_event_row(
+            {
+                "source_file": q["source_file"],
+                "line_no": q["line_no"],
+                "broker": q["broker"],
+                "message": q["raw"],
+                "attrs": {"reason": q["reason"]},
+                "event_type": QUARANTINE,
+                "n_continuation": 0,
+            }
+        )
+        for q in rows
+    ]
 
 
 def _file_row(summary: dict) -> list:
@@ -71,8 +82,16 @@ def _file_row(summary: dict) -> list:
     attrs["compressed"] = "true" if summary["compressed"] else "false"
     if summary["read_error"]:
         attrs["read_error"] = summary["read_error"]
-    return _as_event_row({"source_file": summary["source_file"], "line_no": 0, "dialect": summary["dialect"],
-                          "attrs": attrs, "event_type": FILE, "n_continuation": 0})
+    return _as_event_row(
+        {
+            "source_file": summary["source_file"],
+            "line_no": 0,
+            "dialect": summary["dialect"],
+            "attrs": attrs,
+            "event_type": FILE,
+            "n_continuation": 0,
+        }
+    )
 
 
 def parse_arrow_batches(batches, options: ParseOptions, displays: dict[str, str], events_dir: str | None = None):
@@ -124,14 +143,16 @@ class ParseSummary:
         return json.dumps({**asdict(self), "reconciled": self.reconciled}, indent=2, sort_keys=True)
 
 
-def parse_to_frames(spark: SparkSession, files: list[InputFile], options: ParseOptions,
-                    events_dir: str | None = None) -> DataFrame:
+def parse_to_frames(
+    spark: SparkSession, files: list[InputFile], options: ParseOptions, events_dir: str | None = None
+) -> DataFrame:
     """The parsed rows of all files, not yet split (lazy: each action parses again). With
     ``events_dir``, events go straight to that local directory and the frame holds the rest."""
     displays = {f.uri: f.display for f in files}
     raw = spark.read.format("binaryFile").load([f.uri for f in files]).select("path", "content")
-    return raw.mapInArrow(lambda it: parse_arrow_batches(it, options, displays, events_dir),
-                          from_arrow_schema(UNIFIED_SCHEMA))
+    return raw.mapInArrow(
+        lambda it: parse_arrow_batches(it, options, displays, events_dir), from_arrow_schema(UNIFIED_SCHEMA)
+    )
 
 
 def events_of(unified: DataFrame) -> DataFrame:
@@ -140,14 +161,18 @@ def events_of(unified: DataFrame) -> DataFrame:
 
 def quarantine_of(unified_or_staged: DataFrame) -> DataFrame:
     return unified_or_staged.select(
-        "source_file", "line_no", "broker", F.col("message").alias("raw"), F.col("attrs")["reason"].alias("reason"))
+        "source_file", "line_no", "broker", F.col("message").alias("raw"), F.col("attrs")["reason"].alias("reason")
+    )
 
 
 def files_of(unified_or_staged: DataFrame) -> DataFrame:
     columns = [F.col("source_file")]
     columns += [F.col("attrs")[k].cast("long").alias(k) for k in FILE_COUNTS]
-    columns += [F.col("dialect"), (F.col("attrs")["compressed"] == "true").alias("compressed"),
-                F.col("attrs")["read_error"].alias("read_error")]
+    columns += [
+        F.col("dialect"),
+        (F.col("attrs")["compressed"] == "true").alias("compressed"),
+        F.col("attrs")["read_error"].alias("read_error"),
+    ]
     return unified_or_staged.select(*columns)
 
 
@@ -171,12 +196,17 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
             shutil.rmtree(direct, ignore_errors=True)
         # One pass: parse and write every row once. Rows leave each task in file and line order
         # (a file is parsed start to end in one task) and concurrent writers keep that order.
-        (parse_to_frames(spark, files, options, direct).write.mode("overwrite")
-         .option("maxRecordsPerFile", 0).partitionBy(ROW_KIND).parquet(staging))
+        (
+            parse_to_frames(spark, files, options, direct)
+            .write.mode("overwrite")
+            .option("maxRecordsPerFile", 0)
+            .partitionBy(ROW_KIND)
+            .parquet(staging)
+        )
         for table in PARSE_TABLES:
             delete_path(spark, f"{out_dir}/{table}")
         events_path = f"{staging}/{ROW_KIND}={EVENT}" if direct is None else staging_events
-        if (path_exists(spark, events_path) if direct is None else finish(direct)):
+        if path_exists(spark, events_path) if direct is None else finish(direct):
             rename_path(spark, events_path, f"{out_dir}/events")
         else:
             spark.createDataFrame([], from_arrow_schema(EVENTS_SCHEMA)).write.parquet(f"{out_dir}/events")
@@ -213,7 +243,8 @@ def _check_sizes(spark: SparkSession, files: list[InputFile]) -> None:
             f"{first.display} is {_human(first.size)}{more}; each log file is read whole and Spark's "
             f"binaryFile reader takes at most {_human(limit)} ({MAX_LENGTH_CONF}): split it at line "
             f"boundaries first, e.g. split -C 512M -d {name} {name}.part- "
-            f"(findings then cite the parts' line numbers)")
+            f"(findings then cite the parts' line numbers)"
+        )
 
 
 def _human(size: int) -> str:
@@ -235,8 +266,11 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
         if entry["read_error"]:
             summary.read_errors.append(f"{entry['source_file']}: {entry['read_error']}")
     events = spark.read.parquet(f"{out_dir}/events")
-    counted = events.agg(F.count(F.lit(1)).alias("n"), F.sum("n_continuation").alias("c"),
-                         F.sum(F.col("ts_out_of_order").cast("int")).alias("o")).first()
+    counted = events.agg(
+        F.count(F.lit(1)).alias("n"),
+        F.sum("n_continuation").alias("c"),
+        F.sum(F.col("ts_out_of_order").cast("int")).alias("o"),
+    ).first()
     summary.records = int(counted["n"] or 0)
     summary.continuation_lines = int(counted["c"] or 0)
     summary.out_of_order = int(counted["o"] or 0)
@@ -248,5 +282,3 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
         r[0]: r[1] for r in quarantine.groupBy("reason").count().orderBy(F.desc("count"), "reason").limit(20).collect()
     }
     return summary
-
-

@@ -29,12 +29,6 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.core.errors import JobError, KafkaForensicsError, UsageError
-from kafka_forensics.replay.cluster import (
-    ACTING_TYPES, ClusterContext, build_cluster_context,
-)
-from kafka_forensics.replay.findings import SEVERITIES
-from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
-from kafka_forensics.replay.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
 from kafka_forensics.core.tables import (
     BROKERS_SCHEMA,
     CONTROLLERS_SCHEMA,
@@ -44,6 +38,14 @@ from kafka_forensics.core.tables import (
     REPLICA_TIMELINE_SCHEMA,
 )
 from kafka_forensics.core.versions import read_kafka_version
+from kafka_forensics.replay.cluster import (
+    ACTING_TYPES,
+    ClusterContext,
+    build_cluster_context,
+)
+from kafka_forensics.replay.findings import SEVERITIES
+from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
+from kafka_forensics.replay.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
 
 from .filters import EventFilter, apply_place, apply_time
 from .fs import write_text
@@ -52,11 +54,38 @@ from .spark_errors import short_error
 
 BATCH_ROWS = 4096
 # Columns the Python side reads; message/stack only where a rule reads them.
-_REPLAY_COLUMNS = ("cluster", "source_file", "line_no", "broker", "ts", "level", "log_kind", "dialect", "event_type",
-                   "controller_id", "controller_epoch", "topic", "partition", "replica", "from_state", "to_state",
-                   "leader", "leader_epoch", "isr", "replicas", "partition_epoch", "state_controller_epoch",
-                   "correlation_id", "target_broker", "live_brokers", "added_brokers", "deleted_brokers", "attrs",
-                   "message", "stack")
+_REPLAY_COLUMNS = (
+    "cluster",
+    "source_file",
+    "line_no",
+    "broker",
+    "ts",
+    "level",
+    "log_kind",
+    "dialect",
+    "event_type",
+    "controller_id",
+    "controller_epoch",
+    "topic",
+    "partition",
+    "replica",
+    "from_state",
+    "to_state",
+    "leader",
+    "leader_epoch",
+    "isr",
+    "replicas",
+    "partition_epoch",
+    "state_controller_epoch",
+    "correlation_id",
+    "target_broker",
+    "live_brokers",
+    "added_brokers",
+    "deleted_brokers",
+    "attrs",
+    "message",
+    "stack",
+)
 _TEXT_TYPES = ("partition_state_change_failed", "replica_state_change_failed", "no_replica_alive", "live_brokers")
 _STALE_TYPES = ("stale_controller_epoch_rejected", "controller_response")
 
@@ -143,9 +172,9 @@ def with_cluster(events: DataFrame, cluster_from_path: Optional[str]) -> DataFra
 
 def _prepare(events: DataFrame) -> DataFrame:
     text_wanted = F.col("event_type").isin(*_TEXT_TYPES)
-    return events.select(*[
-        F.when(text_wanted, F.col(c)).alias(c) if c in ("message", "stack") else F.col(c) for c in _REPLAY_COLUMNS
-    ])
+    return events.select(
+        *[F.when(text_wanted, F.col(c)).alias(c) if c in ("message", "stack") else F.col(c) for c in _REPLAY_COLUMNS]
+    )
 
 
 def _py_row(row: dict) -> dict:
@@ -164,46 +193,68 @@ def collect_arrow(df: DataFrame) -> list[dict]:
 def top_findings(spark: SparkSession, out_dir: str, n: int) -> list[dict]:
     """The ``n`` most severe findings of a replay output (then earliest, then by id): what the CLI prints."""
     rank = F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity"))
-    return collect_arrow(spark.read.parquet(f"{out_dir}/{FINDINGS}").withColumn("_rank", rank)
-                         .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
-                         .select("rule", "severity", "topic", "partition", "replica", "controller_epoch", "ts", "summary",
-                                 "evidence")
-                         .limit(n))
+    return collect_arrow(
+        spark.read.parquet(f"{out_dir}/{FINDINGS}")
+        .withColumn("_rank", rank)
+        .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
+        .select("rule", "severity", "topic", "partition", "replica", "controller_epoch", "ts", "summary", "evidence")
+        .limit(n)
+    )
 
 
 def build_contexts(events: DataFrame, options: ReplayOptions) -> dict[str, ClusterContext]:
     """One ``ClusterContext`` per cluster, from the cluster lines and per-(controller, epoch) actions."""
-    cluster_rows = collect_arrow(events.filter(cluster_rows_filter() & F.col("ts").isNotNull())
-                                 .orderBy("cluster", "ts", "source_file", "line_no"))
+    cluster_rows = collect_arrow(
+        events.filter(cluster_rows_filter() & F.col("ts").isNotNull()).orderBy(
+            "cluster", "ts", "source_file", "line_no"
+        )
+    )
     first = F.min(F.struct("ts", "source_file", "line_no"))
     last = F.max(F.struct("ts", "source_file", "line_no"))
-    acting = collect_arrow(events.filter(F.col("event_type").isin(*ACTING_TYPES) & F.col("controller_id").isNotNull()
-                                         & F.col("controller_epoch").isNotNull() & F.col("ts").isNotNull())
-                           .groupBy("cluster", "controller_id", "controller_epoch")
-                           .agg(first.alias("f"), last.alias("l"), F.count(F.lit(1)).alias("n"))
-                           .orderBy("cluster", "controller_epoch", "controller_id"))
-    clusters = sorted({r["cluster"] for r in cluster_rows} | {r["cluster"] for r in acting}
-                      | {r["cluster"] for r in collect_arrow(events.select("cluster").distinct())})
+    acting = collect_arrow(
+        events.filter(
+            F.col("event_type").isin(*ACTING_TYPES)
+            & F.col("controller_id").isNotNull()
+            & F.col("controller_epoch").isNotNull()
+            & F.col("ts").isNotNull()
+        )
+        .groupBy("cluster", "controller_id", "controller_epoch")
+        .agg(first.alias("f"), last.alias("l"), F.count(F.lit(1)).alias("n"))
+        .orderBy("cluster", "controller_epoch", "controller_id")
+    )
+    clusters = sorted(
+        {r["cluster"] for r in cluster_rows}
+        | {r["cluster"] for r in acting}
+        | {r["cluster"] for r in collect_arrow(events.select("cluster").distinct())}
+    )
     by_cluster: dict[str, list[dict]] = {c: [] for c in clusters}
     for r in cluster_rows:
         by_cluster[r["cluster"]].append(_py_row(r))
     acts: dict[str, list[dict]] = {c: [] for c in clusters}
     for r in acting:
-        acts[r["cluster"]].append({
-            "controller_id": r["controller_id"], "controller_epoch": r["controller_epoch"], "n": r["n"],
-            "first_ts": r["f"]["ts"], "last_ts": r["l"]["ts"],
-            "first_ref": f"{r['f']['source_file']}:{r['f']['line_no']}",
-            "last_ref": f"{r['l']['source_file']}:{r['l']['line_no']}"})
+        acts[r["cluster"]].append(
+            {
+                "controller_id": r["controller_id"],
+                "controller_epoch": r["controller_epoch"],
+                "n": r["n"],
+                "first_ts": r["f"]["ts"],
+                "last_ts": r["l"]["ts"],
+                "first_ref": f"{r['f']['source_file']}:{r['f']['line_no']}",
+                "last_ref": f"{r['l']['source_file']}:{r['l']['line_no']}",
+            }
+        )
     return {c: build_cluster_context(c, by_cluster[c], acts[c], options.clock_skew_seconds) for c in clusters}
 
 
 # ---- grouped replay in Python workers ----------------------------------------------------------
 def _to_batches(rows: list[dict]) -> Iterator[pa.RecordBatch]:
     for start in range(0, len(rows), BATCH_ROWS):
-        yield pa.RecordBatch.from_pylist(rows[start:start + BATCH_ROWS], schema=REPLAY_OUTPUT_SCHEMA)
+        yield pa.RecordBatch.from_pylist(rows[start : start + BATCH_ROWS], schema=REPLAY_OUTPUT_SCHEMA)
 
 
-def _grouped_map(df: DataFrame, keys: tuple[str, ...], per_group: Callable[[tuple, list[dict]], list[dict]]) -> DataFrame:
+def _grouped_map(
+    df: DataFrame, keys: tuple[str, ...], per_group: Callable[[tuple, list[dict]], list[dict]]
+) -> DataFrame:
     """Bring each key's rows together (repartition + sort) and call ``per_group`` on each group."""
     ordered = df.repartition(*keys).sortWithinPartitions(*keys, "ts", "source_file", "line_no")
 
@@ -236,6 +287,7 @@ def _partition_rows(contexts_bc, user_version: Optional[str]) -> Callable[[tuple
         rows += [{ROW_KIND: "replica", **r} for r in result.replica_intervals]
         rows += [{ROW_KIND: "finding", **f.to_row()} for f in result.findings]
         return rows
+
     return per_group
 
 
@@ -245,11 +297,15 @@ def _stale_rows(key: tuple, events: list[dict]) -> list[dict]:
 
 def _stale_key_columns(df: DataFrame) -> DataFrame:
     refused = F.col("event_type") == "stale_controller_epoch_rejected"
-    return (df.filter(refused | ((F.col("event_type") == "controller_response")
-                                 & F.col("attrs")["response"].rlike(TOP_LEVEL_ERROR_11)))
-            .withColumn("k_kind", F.when(refused, F.lit("refused")).otherwise(F.lit("response")))
-            .withColumn("k_broker", F.when(refused, F.col("broker")).otherwise(F.col("target_broker")))
-            .withColumn("k_latest", F.coalesce(F.col("attrs")["latest_controller_epoch"], F.lit(""))))
+    return (
+        df.filter(
+            refused
+            | ((F.col("event_type") == "controller_response") & F.col("attrs")["response"].rlike(TOP_LEVEL_ERROR_11))
+        )
+        .withColumn("k_kind", F.when(refused, F.lit("refused")).otherwise(F.lit("response")))
+        .withColumn("k_broker", F.when(refused, F.col("broker")).otherwise(F.col("target_broker")))
+        .withColumn("k_latest", F.coalesce(F.col("attrs")["latest_controller_epoch"], F.lit("")))
+    )
 
 
 def _select(df: DataFrame, kind: str, schema: pa.Schema) -> DataFrame:
@@ -263,31 +319,47 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
     ev = prepare_metadata_events(ev)  # KRaft records: topic names by topic id, removals per partition
     contexts = build_contexts(ev, options)
     contexts_bc = spark.sparkContext.broadcast(contexts)
-    partition_events = ev.filter(F.col("topic").isNotNull() & F.col("partition").isNotNull()
-                                 & F.col("event_type").isin(*PARTITION_EVENT_TYPES))
+    partition_events = ev.filter(
+        F.col("topic").isNotNull() & F.col("partition").isNotNull() & F.col("event_type").isin(*PARTITION_EVENT_TYPES)
+    )
     if options.topic is not None:
         partition_events = partition_events.filter(F.col("topic") == options.topic)
     if options.partition is not None:
         partition_events = partition_events.filter(F.col("partition") == options.partition)
     partition_events = apply_place(partition_events, options.event_filter)
-    replayed = _grouped_map(partition_events, ("cluster", "topic", "partition"),
-                            _partition_rows(contexts_bc, options.kafka_version))
-    stale = _grouped_map(_stale_key_columns(ev.filter(F.col("event_type").isin(*_STALE_TYPES))),
-                         ("cluster", "k_kind", "k_broker", "controller_id", "controller_epoch", "k_latest"), _stale_rows)
-    if options.topic is not None or options.partition is not None or (
-            options.event_filter is not None and options.event_filter.has_place):
+    replayed = _grouped_map(
+        partition_events, ("cluster", "topic", "partition"), _partition_rows(contexts_bc, options.kafka_version)
+    )
+    stale = _grouped_map(
+        _stale_key_columns(ev.filter(F.col("event_type").isin(*_STALE_TYPES))),
+        ("cluster", "k_kind", "k_broker", "controller_id", "controller_epoch", "k_latest"),
+        _stale_rows,
+    )
+    if (
+        options.topic is not None
+        or options.partition is not None
+        or (options.event_filter is not None and options.event_filter.has_place)
+    ):
         stale = stale.limit(0)
     out = replayed.unionByName(stale).persist(StorageLevel.MEMORY_AND_DISK)
     cluster_findings = [{**f.to_row()} for c in sorted(contexts) for f in contexts[c].findings]
     cluster_findings_df = _frame(spark, cluster_findings, FINDINGS_SCHEMA)
     findings = _select(out, "finding", FINDINGS_SCHEMA).unionByName(cluster_findings_df).dropDuplicates(["finding_id"])
-    controllers = _frame(spark, [c.to_row(name) for name in sorted(contexts) for c in contexts[name].controllers],
-                         CONTROLLERS_SCHEMA)
-    brokers = _frame(spark, [b.to_row(name) for name in sorted(contexts) for b in contexts[name].brokers], BROKERS_SCHEMA)
+    controllers = _frame(
+        spark, [c.to_row(name) for name in sorted(contexts) for c in contexts[name].controllers], CONTROLLERS_SCHEMA
+    )
+    brokers = _frame(
+        spark, [b.to_row(name) for name in sorted(contexts) for b in contexts[name].brokers], BROKERS_SCHEMA
+    )
     return ReplayFrames(
         partition_timeline=_select(out, "partition", PARTITION_TIMELINE_SCHEMA),
         replica_timeline=_select(out, "replica", REPLICA_TIMELINE_SCHEMA),
-        findings=findings, controllers=controllers, brokers=brokers, contexts=contexts, _persisted=[out])
+        findings=findings,
+        controllers=controllers,
+        brokers=brokers,
+        contexts=contexts,
+        _persisted=[out],
+    )
 
 
 def _frame(spark: SparkSession, rows: list[dict], schema: pa.Schema) -> DataFrame:
@@ -302,17 +374,25 @@ FINDINGS_ORDER = ("cluster", "ts", "rule", "topic", "partition", "replica", "fin
 def sorted_findings(findings: DataFrame) -> DataFrame:
     """The deterministic order of findings.jsonl: cluster, time (unknown last), rule, place, id."""
     return findings.repartition(1).sortWithinPartitions(
-        "cluster", F.col("ts").asc_nulls_last(), "rule", F.col("topic").asc_nulls_first(),
-        F.col("partition").asc_nulls_first(), F.col("replica").asc_nulls_first(), "finding_id")
+        "cluster",
+        F.col("ts").asc_nulls_last(),
+        "rule",
+        F.col("topic").asc_nulls_first(),
+        F.col("partition").asc_nulls_first(),
+        F.col("replica").asc_nulls_first(),
+        "finding_id",
+    )
 
 
 def write_replay(spark: SparkSession, frames: ReplayFrames, out_dir: str) -> ReplaySummary:
     """Write the five tables (Parquet), findings.jsonl and replay_summary.json under ``out_dir``."""
     order = ("cluster", "topic", "partition")
     frames.partition_timeline.sortWithinPartitions(*order, "seq").write.mode("overwrite").parquet(
-        f"{out_dir}/partition_timeline")
+        f"{out_dir}/partition_timeline"
+    )
     frames.replica_timeline.sortWithinPartitions(*order, "replica", "seq").write.mode("overwrite").parquet(
-        f"{out_dir}/replica_timeline")
+        f"{out_dir}/replica_timeline"
+    )
     findings = sorted_findings(frames.findings)
     findings.drop("json").write.mode("overwrite").parquet(f"{out_dir}/findings")
     _write_jsonl(spark, findings.select("json"), f"{out_dir}/findings.jsonl")
@@ -330,8 +410,11 @@ def _write_jsonl(spark: SparkSession, lines: DataFrame, path: str) -> None:
     jvm = spark.sparkContext._jvm
     hconf = spark.sparkContext._jsc.hadoopConfiguration()
     fs = jvm.org.apache.hadoop.fs.Path(tmp).getFileSystem(hconf)
-    parts = [s.getPath() for s in fs.listStatus(jvm.org.apache.hadoop.fs.Path(tmp))
-             if s.getPath().getName().startswith("part-")]
+    parts = [
+        s.getPath()
+        for s in fs.listStatus(jvm.org.apache.hadoop.fs.Path(tmp))
+        if s.getPath().getName().startswith("part-")
+    ]
     target = jvm.org.apache.hadoop.fs.Path(path)
     fs.delete(target, False)
     if parts:
@@ -346,15 +429,16 @@ def summarize(frames: ReplayFrames, out_dir: Optional[str]) -> ReplaySummary:
     summary.controllers = sum(len(c.controllers) for c in frames.contexts.values())
     summary.broker_intervals = sum(len(c.brokers) for c in frames.contexts.values())
     counts = frames.partition_timeline.agg(
-        F.count(F.lit(1)).alias("n"),
-        F.countDistinct("cluster", "topic", "partition").alias("p")).first()
+        F.count(F.lit(1)).alias("n"), F.countDistinct("cluster", "topic", "partition").alias("p")
+    ).first()
     summary.partition_intervals, summary.partitions = int(counts["n"]), int(counts["p"])
     summary.replica_intervals = frames.replica_timeline.count()
     by_rule: dict[str, dict[str, int]] = {}
     for r in frames.findings.groupBy("rule", "severity").count().orderBy("rule", "severity").collect():
         by_rule.setdefault(r["rule"], {})[r["severity"]] = int(r["count"])
-    summary.findings_by_rule = {rule: dict(sorted(sev.items(), key=lambda kv: SEVERITIES.index(kv[0])))
-                                for rule, sev in sorted(by_rule.items())}
+    summary.findings_by_rule = {
+        rule: dict(sorted(sev.items(), key=lambda kv: SEVERITIES.index(kv[0]))) for rule, sev in sorted(by_rule.items())
+    }
     summary.findings = sum(sum(v.values()) for v in by_rule.values())
     return summary
 
@@ -409,6 +493,19 @@ class arrow_batches:
         return False
 
 
-__all__ = ["ReplayFrames", "ReplayOptions", "ReplaySummary", "arrow_batches", "build_contexts", "collect_arrow",
-           "replay_events", "replay_frames", "run_replay", "sorted_findings", "top_findings", "validate_options", "with_cluster",
-           "write_replay"]
+__all__ = [
+    "ReplayFrames",
+    "ReplayOptions",
+    "ReplaySummary",
+    "arrow_batches",
+    "build_contexts",
+    "collect_arrow",
+    "replay_events",
+    "replay_frames",
+    "run_replay",
+    "sorted_findings",
+    "top_findings",
+    "validate_options",
+    "with_cluster",
+    "write_replay",
+]

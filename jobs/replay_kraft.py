@@ -26,16 +26,31 @@ def prepare_metadata_events(ev: DataFrame) -> DataFrame:
     is_meta = F.col("log_kind") == "metadata"
     meta, rest = ev.filter(is_meta), ev.filter(~is_meta | F.col("log_kind").isNull())
     topic_id = F.col("attrs")["topic_id"]
-    names = (meta.filter((F.col("event_type") == "metadata_topic") & F.col("topic").isNotNull() & topic_id.isNotNull())
-             .groupBy("cluster", topic_id.alias("k_topic_id")).agg(F.min("topic").alias("k_topic")))
+    names = (
+        meta.filter((F.col("event_type") == "metadata_topic") & F.col("topic").isNotNull() & topic_id.isNotNull())
+        .groupBy("cluster", topic_id.alias("k_topic_id"))
+        .agg(F.min("topic").alias("k_topic"))
+    )
     keyed = meta.withColumn("k_topic_id", topic_id)
-    named = (keyed.join(F.broadcast(names), ["cluster", "k_topic_id"], "left")
-             .withColumn("topic", F.coalesce(F.col("topic"), F.col("k_topic"))).drop("k_topic"))
-    partitions = (named.filter(F.col("event_type").isin("metadata_partition", "metadata_partition_change")
-                               & F.col("partition").isNotNull() & F.col("k_topic_id").isNotNull())
-                  .select("cluster", "k_topic_id", F.col("partition").alias("k_partition")).distinct())
-    removals = (named.filter(F.col("event_type") == "metadata_remove_topic")
-                .join(partitions, ["cluster", "k_topic_id"], "inner")
-                .withColumn("partition", F.col("k_partition")).drop("k_partition"))
+    named = (
+        keyed.join(F.broadcast(names), ["cluster", "k_topic_id"], "left")
+        .withColumn("topic", F.coalesce(F.col("topic"), F.col("k_topic")))
+        .drop("k_topic")
+    )
+    partitions = (
+        named.filter(
+            F.col("event_type").isin("metadata_partition", "metadata_partition_change")
+            & F.col("partition").isNotNull()
+            & F.col("k_topic_id").isNotNull()
+        )
+        .select("cluster", "k_topic_id", F.col("partition").alias("k_partition"))
+        .distinct()
+    )
+    removals = (
+        named.filter(F.col("event_type") == "metadata_remove_topic")
+        .join(partitions, ["cluster", "k_topic_id"], "inner")
+        .withColumn("partition", F.col("k_partition"))
+        .drop("k_partition")
+    )
     kept = named.filter(F.col("event_type") != "metadata_remove_topic")
     return rest.unionByName(kept.drop("k_topic_id")).unionByName(removals.drop("k_topic_id"))

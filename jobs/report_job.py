@@ -19,19 +19,30 @@ from typing import Optional
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from kafka_forensics.core.eras import range_for_dialect
+from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
 from kafka_forensics.core.tables import QUARANTINE, TABLES
 from kafka_forensics.core.verdict import VERDICT, VerdictSummary, summarize_verdict
-from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
+from kafka_forensics.replay.findings import RULES, SEVERITIES
 from kafka_forensics.reports.figures import OTHER_TYPES
 from kafka_forensics.reports.html import render_report
 from kafka_forensics.reports.model import (
-    BrokerInterval, ControllerEpoch, Count, EvidenceLine, FindingRow, PartitionMark, PartitionStory, RateSeries,
-    Reconciliation, ReportData, StateInterval, TransitionCell, TransitionMatrix,
+    BrokerInterval,
+    ControllerEpoch,
+    Count,
+    EvidenceLine,
+    FindingRow,
+    PartitionMark,
+    PartitionStory,
+    RateSeries,
+    Reconciliation,
+    ReportData,
+    StateInterval,
+    TransitionCell,
+    TransitionMatrix,
 )
-from kafka_forensics.replay.findings import RULES, SEVERITIES
 from kafka_forensics.statemachines.legality import is_forbidden
 from kafka_forensics.statemachines.states import PartitionState, ReplicaState, UnknownStateError
-from kafka_forensics.core.eras import range_for_dialect
 
 from .fs import path_exists, write_text
 from .replay_job import collect_arrow
@@ -52,8 +63,28 @@ MAX_CONTROLLERS = 1000
 MAX_BROKER_INTERVALS = 2000
 MAX_BROKERS = 200
 MAX_QUARANTINE_REASONS = 30
-_BUCKET_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
-                 172800, 604800)
+_BUCKET_STEPS = (
+    1,
+    2,
+    5,
+    10,
+    15,
+    30,
+    60,
+    120,
+    300,
+    600,
+    900,
+    1800,
+    3600,
+    7200,
+    10800,
+    21600,
+    43200,
+    86400,
+    172800,
+    604800,
+)
 _TRANSITION_TYPES = {"partition_state_change": "partition", "replica_state_change": "replica"}
 
 
@@ -68,15 +99,23 @@ class ReportSummary:
     left_out: list[str] = field(default_factory=list)
 
 
-def build_report(spark: SparkSession, out_dir: str, out_html: str, *, top_partitions: int = 20,
-                 max_findings: int = MAX_FINDINGS, evidence_limit: int = EVIDENCE_LIMIT) -> ReportSummary:
+def build_report(
+    spark: SparkSession,
+    out_dir: str,
+    out_html: str,
+    *,
+    top_partitions: int = 20,
+    max_findings: int = MAX_FINDINGS,
+    evidence_limit: int = EVIDENCE_LIMIT,
+) -> ReportSummary:
     """Read the replay tables under ``out_dir`` and write the self-contained HTML report ``out_html``."""
     if top_partitions < 0 or max_findings < 0 or evidence_limit < 0:
         raise InputError("--top must not be negative")
     _require_tables(spark, out_dir)
     try:
-        data = collect_report_data(spark, out_dir, top_partitions=top_partitions, max_findings=max_findings,
-                                   evidence_limit=evidence_limit)
+        data = collect_report_data(
+            spark, out_dir, top_partitions=top_partitions, max_findings=max_findings, evidence_limit=evidence_limit
+        )
         page = render_report(data, evidence_limit=evidence_limit)
     except KafkaForensicsError:
         raise
@@ -84,9 +123,15 @@ def build_report(spark: SparkSession, out_dir: str, out_html: str, *, top_partit
         raise JobError(f"report job failed: {short_error(err, 300)}") from err
     encoded = page.encode("utf-8")
     _write(spark, out_html, page, encoded)
-    return ReportSummary(path=out_html, size_bytes=len(encoded), findings_total=data.findings_total,
-                         findings_shown=len(data.findings), partitions_total=data.partitions_total,
-                         partitions_shown=len(data.partitions), left_out=list(data.left_out))
+    return ReportSummary(
+        path=out_html,
+        size_bytes=len(encoded),
+        findings_total=data.findings_total,
+        findings_shown=len(data.findings),
+        partitions_total=data.partitions_total,
+        partitions_shown=len(data.partitions),
+        left_out=list(data.left_out),
+    )
 
 
 def _require_tables(spark: SparkSession, out_dir: str) -> None:
@@ -94,8 +139,10 @@ def _require_tables(spark: SparkSession, out_dir: str) -> None:
         raise InputError(f"{out_dir}: no such directory")
     missing = [t for t in REQUIRED_TABLES if not path_exists(spark, f"{out_dir}/{t}")]
     if missing:
-        raise InputError(f"{out_dir} has no replay tables (missing {', '.join(missing)}): run "
-                         f"`kafka-forensics replay LOGS --out {out_dir}` first")
+        raise InputError(
+            f"{out_dir} has no replay tables (missing {', '.join(missing)}): run "
+            f"`kafka-forensics replay LOGS --out {out_dir}` first"
+        )
 
 
 def _write(spark: SparkSession, out_html: str, page: str, encoded: bytes) -> None:
@@ -115,64 +162,99 @@ def _write(spark: SparkSession, out_html: str, page: str, encoded: bytes) -> Non
 
 
 # ---- collection --------------------------------------------------------------------------------
-def collect_report_data(spark: SparkSession, out_dir: str, *, top_partitions: int, max_findings: int,
-                        evidence_limit: int) -> ReportData:
+def collect_report_data(
+    spark: SparkSession, out_dir: str, *, top_partitions: int, max_findings: int, evidence_limit: int
+) -> ReportData:
     read = lambda name: spark.read.parquet(f"{out_dir}/{name}")  # noqa: E731
     events, findings = read("events"), read("findings")
     quarantine = read("quarantine") if path_exists(spark, f"{out_dir}/quarantine") else None
     left_out: list[str] = []
 
-    overall = collect_arrow(events.agg(F.min("ts").alias("start"), F.max("ts").alias("end"),
-                                       F.count(F.lit(1)).alias("n")))[0]
+    overall = collect_arrow(
+        events.agg(F.min("ts").alias("start"), F.max("ts").alias("end"), F.count(F.lit(1)).alias("n"))
+    )[0]
     window_start, window_end = overall["start"], overall["end"]
-    brokers_rows = collect_arrow(events.filter(F.col("broker").isNotNull()).groupBy("broker").count()
-                                 .orderBy("broker"))
+    brokers_rows = collect_arrow(events.filter(F.col("broker").isNotNull()).groupBy("broker").count().orderBy("broker"))
     # brokers_rows is one row per broker: bounded by the cluster, not by the lines.
     brokers = [r["broker"] for r in brokers_rows]
     if len(brokers) > MAX_BROKERS:
         left_out.append(f"brokers: the summary lists {MAX_BROKERS:,} of {len(brokers):,}")
     data = ReportData(
-        title="Kafka incident report", source_dir=out_dir, window_start=window_start, window_end=window_end,
+        title="Kafka incident report",
+        source_dir=out_dir,
+        window_start=window_start,
+        window_end=window_end,
         events=int(overall["n"] or 0),
         events_by_kind=_counts(events, "log_kind", 20),
         dialects=_counts(events, "dialect", 20),
         kafka_versions=_kafka_versions(events),
-        brokers=brokers[:MAX_BROKERS], brokers_total=len(brokers),
-        clusters=sorted(r["cluster"] for r in collect_arrow(read("controllers").select("cluster")
-                                                            .union(read("brokers").select("cluster"))
-                                                            .union(findings.select("cluster")).distinct().limit(1000))),
+        brokers=brokers[:MAX_BROKERS],
+        brokers_total=len(brokers),
+        clusters=sorted(
+            r["cluster"]
+            for r in collect_arrow(
+                read("controllers")
+                .select("cluster")
+                .union(read("brokers").select("cluster"))
+                .union(findings.select("cluster"))
+                .distinct()
+                .limit(1000)
+            )
+        ),
         reconciliation=_reconciliation(read("files")),
-        findings_total=0, findings_by_rule=_findings_by_rule(findings), rule_sentences=dict(RULES),
+        findings_total=0,
+        findings_by_rule=_findings_by_rule(findings),
+        rule_sentences=dict(RULES),
         verdict=read_verdict(spark, out_dir),
-        controllers=[], controllers_total=0, broker_intervals=[], broker_intervals_total=0,
-        findings=[], partitions=[], partitions_total=0, matrices=_matrices(events),
-        rate_bucket_seconds=1, rates=[], quarantine=[], quarantine_total=0, left_out=left_out)
+        controllers=[],
+        controllers_total=0,
+        broker_intervals=[],
+        broker_intervals_total=0,
+        findings=[],
+        partitions=[],
+        partitions_total=0,
+        matrices=_matrices(events),
+        rate_bucket_seconds=1,
+        rates=[],
+        quarantine=[],
+        quarantine_total=0,
+        left_out=left_out,
+    )
     data.findings_total = sum(sum(v.values()) for v in data.findings_by_rule.values())
     data.controllers, data.controllers_total = _controllers(read("controllers"))
     if data.controllers_total > len(data.controllers):
         left_out.append(f"controllers: showing {len(data.controllers):,} of {data.controllers_total:,} epochs")
     data.broker_intervals, data.broker_intervals_total = _broker_intervals(read("brokers"))
     if data.broker_intervals_total > len(data.broker_intervals):
-        left_out.append(f"broker liveness: showing {len(data.broker_intervals):,} of "
-                        f"{data.broker_intervals_total:,} intervals")
+        left_out.append(
+            f"broker liveness: showing {len(data.broker_intervals):,} of {data.broker_intervals_total:,} intervals"
+        )
     data.findings = _top_findings(findings, events, quarantine, max_findings, evidence_limit)
     if data.findings_total > len(data.findings):
-        left_out.append(f"findings: showing the {len(data.findings):,} most severe of {data.findings_total:,} "
-                        f"(findings.jsonl has them all)")
-    data.partitions, data.partitions_total = _partition_stories(read("partition_timeline"), read("replica_timeline"),
-                                                                findings, top_partitions)
+        left_out.append(
+            f"findings: showing the {len(data.findings):,} most severe of {data.findings_total:,} "
+            f"(findings.jsonl has them all)"
+        )
+    data.partitions, data.partitions_total = _partition_stories(
+        read("partition_timeline"), read("replica_timeline"), findings, top_partitions
+    )
     if data.partitions_total > len(data.partitions):
-        left_out.append(f"partitions: showing {len(data.partitions):,} of {data.partitions_total:,} "
-                        f"(the most findings first)")
+        left_out.append(
+            f"partitions: showing {len(data.partitions):,} of {data.partitions_total:,} (the most findings first)"
+        )
     for s in data.partitions:
         if s.intervals_total > len(s.intervals) or s.replica_intervals_total > len(s.replica_intervals):
-            left_out.append(f"{s.label}: showing the first {len(s.intervals):,} of {s.intervals_total:,} partition "
-                            f"intervals and {len(s.replica_intervals):,} of {s.replica_intervals_total:,} replica "
-                            f"intervals")
+            left_out.append(
+                f"{s.label}: showing the first {len(s.intervals):,} of {s.intervals_total:,} partition "
+                f"intervals and {len(s.replica_intervals):,} of {s.replica_intervals_total:,} replica "
+                f"intervals"
+            )
     data.rate_bucket_seconds, data.rates, types_total = _rates(events, window_start, window_end)
     if types_total > MAX_EVENT_TYPES:
-        left_out.append(f"event rate: {MAX_EVENT_TYPES} of {types_total} event types drawn separately, the rest "
-                        f"summed as \"other types\"")
+        left_out.append(
+            f"event rate: {MAX_EVENT_TYPES} of {types_total} event types drawn separately, the rest "
+            f'summed as "other types"'
+        )
     if quarantine is not None:
         data.quarantine, data.quarantine_total, reasons = _quarantine(quarantine)
         if reasons > len(data.quarantine):
@@ -187,10 +269,13 @@ def _counts(df: DataFrame, column: str, limit: int) -> list[Count]:
 
 def _kafka_versions(events: DataFrame) -> list[Count]:
     version = F.col("attrs").getItem("kafka_version")
-    rows = collect_arrow(events.filter((F.col("event_type") == "kafka_version") & version.isNotNull())
-                         .groupBy(version.alias("version")).agg(F.count(F.lit(1)).alias("n"),
-                                                                F.sort_array(F.collect_set("broker")).alias("b"))
-                         .orderBy("version").limit(20))
+    rows = collect_arrow(
+        events.filter((F.col("event_type") == "kafka_version") & version.isNotNull())
+        .groupBy(version.alias("version"))
+        .agg(F.count(F.lit(1)).alias("n"), F.sort_array(F.collect_set("broker")).alias("b"))
+        .orderBy("version")
+        .limit(20)
+    )
     out = []
     for r in rows:
         brokers = [b for b in (r["b"] or []) if b is not None]
@@ -200,10 +285,16 @@ def _kafka_versions(events: DataFrame) -> list[Count]:
 
 
 def _reconciliation(files: DataFrame) -> Reconciliation:
-    r = collect_arrow(files.agg(
-        F.count(F.lit(1)).alias("files"), F.sum("lines_read").alias("lines_read"), F.sum("records").alias("records"),
-        F.sum("continuation_lines").alias("continuation_lines"), F.sum("quarantined").alias("quarantined"),
-        F.sum(F.when(F.col("read_error").isNotNull(), 1).otherwise(0)).alias("read_errors")))[0]
+    r = collect_arrow(
+        files.agg(
+            F.count(F.lit(1)).alias("files"),
+            F.sum("lines_read").alias("lines_read"),
+            F.sum("records").alias("records"),
+            F.sum("continuation_lines").alias("continuation_lines"),
+            F.sum("quarantined").alias("quarantined"),
+            F.sum(F.when(F.col("read_error").isNotNull(), 1).otherwise(0)).alias("read_errors"),
+        )
+    )[0]
     return Reconciliation(**{k: int(v or 0) for k, v in r.items()})
 
 
@@ -216,25 +307,48 @@ def _findings_by_rule(findings: DataFrame) -> dict[str, dict[str, int]]:
     def worst(item):
         rule, sev = item
         return (min(SEVERITIES.index(s) if s in SEVERITIES else 9 for s in sev), -sum(sev.values()), rule)
+
     return dict(sorted(out.items(), key=worst))
 
 
 def _controllers(controllers: DataFrame) -> tuple[list[ControllerEpoch], int]:
     total = controllers.count()
-    rows = collect_arrow(controllers.orderBy("cluster", F.col("ts_start").asc_nulls_last(), "controller_epoch",
-                                             "controller_id").limit(MAX_CONTROLLERS))
-    return [ControllerEpoch(cluster=r["cluster"] or "", controller_id=r["controller_id"], epoch=r["controller_epoch"],
-                            ts_start=r["ts_start"], ts_end=r["ts_end"], elected=bool(r["elected"]),
-                            n_actions=int(r["n_actions"] or 0), evidence=tuple((r["evidence"] or [])[:5]))
-            for r in rows], total
+    rows = collect_arrow(
+        controllers.orderBy("cluster", F.col("ts_start").asc_nulls_last(), "controller_epoch", "controller_id").limit(
+            MAX_CONTROLLERS
+        )
+    )
+    return [
+        ControllerEpoch(
+            cluster=r["cluster"] or "",
+            controller_id=r["controller_id"],
+            epoch=r["controller_epoch"],
+            ts_start=r["ts_start"],
+            ts_end=r["ts_end"],
+            elected=bool(r["elected"]),
+            n_actions=int(r["n_actions"] or 0),
+            evidence=tuple((r["evidence"] or [])[:5]),
+        )
+        for r in rows
+    ], total
 
 
 def _broker_intervals(brokers: DataFrame) -> tuple[list[BrokerInterval], int]:
     total = brokers.count()
-    rows = collect_arrow(brokers.orderBy("cluster", "broker", F.col("ts_start").asc_nulls_last())
-                         .limit(MAX_BROKER_INTERVALS))
-    return [BrokerInterval(cluster=r["cluster"] or "", broker=r["broker"], state=r["state"], ts_start=r["ts_start"],
-                           ts_end=r["ts_end"], evidence=r["evidence"]) for r in rows], total
+    rows = collect_arrow(
+        brokers.orderBy("cluster", "broker", F.col("ts_start").asc_nulls_last()).limit(MAX_BROKER_INTERVALS)
+    )
+    return [
+        BrokerInterval(
+            cluster=r["cluster"] or "",
+            broker=r["broker"],
+            state=r["state"],
+            ts_start=r["ts_start"],
+            ts_end=r["ts_end"],
+            evidence=r["evidence"],
+        )
+        for r in rows
+    ], total
 
 
 def _severity_rank() -> F.Column:
@@ -244,94 +358,150 @@ def _severity_rank() -> F.Column:
 def _line_text(stack_lines: int = 3) -> F.Column:
     """``[ts] LEVEL message (logger)`` - the line as Kafka's default layout printed it - and the first
     lines of its stack trace, cut to EVIDENCE_TEXT_CHARS (a null logger, as in metadata dumps, drops out)."""
-    head = F.concat_ws(" ", F.concat(F.lit("["), F.coalesce(F.col("ts_raw"), F.lit("?")), F.lit("]")),
-                       F.col("level"), F.col("message"), F.concat(F.lit("("), F.col("logger"), F.lit(")")))
+    head = F.concat_ws(
+        " ",
+        F.concat(F.lit("["), F.coalesce(F.col("ts_raw"), F.lit("?")), F.lit("]")),
+        F.col("level"),
+        F.col("message"),
+        F.concat(F.lit("("), F.col("logger"), F.lit(")")),
+    )
     stack = F.array_join(F.slice(F.split(F.col("stack"), "\n"), 1, stack_lines), "\n")
     text = F.when(F.col("stack").isNotNull() & (F.col("stack") != ""), F.concat_ws("\n", head, stack)).otherwise(head)
     return F.substring(text, 1, EVIDENCE_TEXT_CHARS)
 
 
-def _top_findings(findings: DataFrame, events: DataFrame, quarantine: Optional[DataFrame], limit: int,
-                  evidence_limit: int) -> list[FindingRow]:
+def _top_findings(
+    findings: DataFrame, events: DataFrame, quarantine: Optional[DataFrame], limit: int, evidence_limit: int
+) -> list[FindingRow]:
     if limit == 0:
         return []
-    top = (findings.withColumn("_rank", _severity_rank())
-           .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id").limit(limit).cache())
+    top = (
+        findings.withColumn("_rank", _severity_rank())
+        .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
+        .limit(limit)
+        .cache()
+    )
     try:
         rows = collect_arrow(top.drop("_rank").orderBy(_severity_rank(), F.col("ts").asc_nulls_last(), "finding_id"))
-        refs = (top.select("finding_id", F.posexplode(F.slice("evidence", 1, max(evidence_limit, 1))).alias("pos", "ref"))
-                .withColumn("source_file", F.regexp_extract("ref", r"^(.*):(\d+)$", 1))
-                .withColumn("line_no", F.regexp_extract("ref", r"^(.*):(\d+)$", 2).cast("long")))
+        refs = (
+            top.select("finding_id", F.posexplode(F.slice("evidence", 1, max(evidence_limit, 1))).alias("pos", "ref"))
+            .withColumn("source_file", F.regexp_extract("ref", r"^(.*):(\d+)$", 1))
+            .withColumn("line_no", F.regexp_extract("ref", r"^(.*):(\d+)$", 2).cast("long"))
+        )
         cited = events.select("source_file", "line_no", "ts_raw", "level", "message", "logger", "stack")
-        joined = (F.broadcast(refs).join(cited, ["source_file", "line_no"], "left")
-                  .withColumn("ev_text", F.when(F.col("message").isNotNull() | F.col("level").isNotNull(),
-                                                _line_text())))
+        joined = (
+            F.broadcast(refs)
+            .join(cited, ["source_file", "line_no"], "left")
+            .withColumn("ev_text", F.when(F.col("message").isNotNull() | F.col("level").isNotNull(), _line_text()))
+        )
         if quarantine is not None:
-            q_text = quarantine.select("source_file", "line_no",
-                                       F.substring(F.col("raw"), 1, EVIDENCE_TEXT_CHARS).alias("q_text"))
+            q_text = quarantine.select(
+                "source_file", "line_no", F.substring(F.col("raw"), 1, EVIDENCE_TEXT_CHARS).alias("q_text")
+            )
             joined = joined.join(q_text, ["source_file", "line_no"], "left")
             joined = joined.withColumn("text", F.coalesce("ev_text", "q_text"))
         else:
             joined = joined.withColumn("text", F.col("ev_text"))
-        lines = collect_arrow(joined.select("finding_id", "pos", "ref", "text").dropDuplicates(["finding_id", "pos"])
-                              .orderBy("finding_id", "pos"))
+        lines = collect_arrow(
+            joined.select("finding_id", "pos", "ref", "text")
+            .dropDuplicates(["finding_id", "pos"])
+            .orderBy("finding_id", "pos")
+        )
     finally:
         top.unpersist()
     evidence: dict[str, list[EvidenceLine]] = {}
     for r in lines:
         evidence.setdefault(r["finding_id"], []).append(EvidenceLine(ref=r["ref"], text=r["text"]))
     shown = evidence_limit if evidence_limit else 0
-    return [FindingRow(
-        finding_id=r["finding_id"], severity=r["severity"], rule=r["rule"], cluster=r["cluster"] or "",
-        topic=r["topic"], partition=r["partition"], replica=r["replica"], broker=r["broker"],
-        controller_epoch=r["controller_epoch"], ts=r["ts"], summary=r["summary"] or "",
-        evidence=tuple(evidence.get(r["finding_id"], [])[:shown]),
-        evidence_count=int(r["evidence_count"] or len(r["evidence"] or []))) for r in rows]
+    return [
+        FindingRow(
+            finding_id=r["finding_id"],
+            severity=r["severity"],
+            rule=r["rule"],
+            cluster=r["cluster"] or "",
+            topic=r["topic"],
+            partition=r["partition"],
+            replica=r["replica"],
+            broker=r["broker"],
+            controller_epoch=r["controller_epoch"],
+            ts=r["ts"],
+            summary=r["summary"] or "",
+            evidence=tuple(evidence.get(r["finding_id"], [])[:shown]),
+            evidence_count=int(r["evidence_count"] or len(r["evidence"] or [])),
+        )
+        for r in rows
+    ]
 
 
 _PKEY = ("cluster", "topic", "partition")
 
 
-def _partition_stories(timeline: DataFrame, replicas: DataFrame, findings: DataFrame,
-                       top: int) -> tuple[list[PartitionStory], int]:
+def _partition_stories(
+    timeline: DataFrame, replicas: DataFrame, findings: DataFrame, top: int
+) -> tuple[list[PartitionStory], int]:
     intervals = timeline.groupBy(*_PKEY).agg(F.count(F.lit(1)).alias("n_intervals"))
-    per_partition = (findings.filter(F.col("topic").isNotNull() & F.col("partition").isNotNull())
-                     .withColumn("_rank", _severity_rank())
-                     .groupBy(*_PKEY).agg(F.count(F.lit(1)).alias("n_findings"), F.min("_rank").alias("worst")))
-    ranked = (intervals.join(per_partition, list(_PKEY), "full_outer")
-              .fillna({"n_findings": 0, "n_intervals": 0, "worst": 99}))
+    per_partition = (
+        findings.filter(F.col("topic").isNotNull() & F.col("partition").isNotNull())
+        .withColumn("_rank", _severity_rank())
+        .groupBy(*_PKEY)
+        .agg(F.count(F.lit(1)).alias("n_findings"), F.min("_rank").alias("worst"))
+    )
+    ranked = intervals.join(per_partition, list(_PKEY), "full_outer").fillna(
+        {"n_findings": 0, "n_intervals": 0, "worst": 99}
+    )
     total = ranked.count()
     if top == 0 or total == 0:
         return [], total
     chosen = collect_arrow(ranked.orderBy(F.desc("n_findings"), "worst", F.desc("n_intervals"), *_PKEY).limit(top))
     keys = timeline.sparkSession.createDataFrame(
         [(r["cluster"], r["topic"], r["partition"], k) for k, r in enumerate(chosen)],
-        "cluster string, topic string, partition int, _order int")
+        "cluster string, topic string, partition int, _order int",
+    )
     keys = F.broadcast(keys)
 
     def first_rows(df: DataFrame, order_cols: list, cap: int) -> list[dict]:
         w = Window.partitionBy(*_PKEY).orderBy(*order_cols)
-        return collect_arrow(df.join(keys, list(_PKEY)).withColumn("_n", F.row_number().over(w))
-                             .filter(F.col("_n") <= cap).orderBy("_order", *order_cols))
+        return collect_arrow(
+            df.join(keys, list(_PKEY))
+            .withColumn("_n", F.row_number().over(w))
+            .filter(F.col("_n") <= cap)
+            .orderBy("_order", *order_cols)
+        )
 
     cap = max(MIN_INTERVALS, INTERVAL_BUDGET // len(chosen))
     p_rows = first_rows(timeline, ["seq"], cap)
     r_rows = first_rows(replicas, ["replica", "seq"], 2 * cap)
-    r_totals = {(r["cluster"], r["topic"], r["partition"]): int(r["n"]) for r in collect_arrow(
-        replicas.join(keys, list(_PKEY)).groupBy(*_PKEY).agg(F.count(F.lit(1)).alias("n")))}
+    r_totals = {
+        (r["cluster"], r["topic"], r["partition"]): int(r["n"])
+        for r in collect_arrow(replicas.join(keys, list(_PKEY)).groupBy(*_PKEY).agg(F.count(F.lit(1)).alias("n")))
+    }
     w = Window.partitionBy(*_PKEY).orderBy(F.col("ts").asc_nulls_last(), "finding_id")
-    marks = collect_arrow(findings.join(keys, list(_PKEY)).withColumn("_n", F.row_number().over(w))
-                          .filter(F.col("_n") <= MAX_MARKS).select(*_PKEY, "ts", "severity", "rule", "summary", "_n")
-                          .orderBy(*_PKEY, "_n"))
+    marks = collect_arrow(
+        findings.join(keys, list(_PKEY))
+        .withColumn("_n", F.row_number().over(w))
+        .filter(F.col("_n") <= MAX_MARKS)
+        .select(*_PKEY, "ts", "severity", "rule", "summary", "_n")
+        .orderBy(*_PKEY, "_n")
+    )
     stories = []
     for r in chosen:
         key = (r["cluster"], r["topic"], r["partition"])
-        stories.append(PartitionStory(
-            cluster=key[0] or "", topic=key[1], partition=key[2], findings=int(r["n_findings"]),
-            intervals=tuple(_interval(x) for x in _of_partition(p_rows, key)), intervals_total=int(r["n_intervals"]),
-            replica_intervals=tuple(_interval(x) for x in _of_partition(r_rows, key)), replica_intervals_total=r_totals.get(key, 0),
-            marks=tuple(PartitionMark(ts=m["ts"], severity=m["severity"], rule=m["rule"], summary=m["summary"] or "")
-                        for m in _of_partition(marks, key))))
+        stories.append(
+            PartitionStory(
+                cluster=key[0] or "",
+                topic=key[1],
+                partition=key[2],
+                findings=int(r["n_findings"]),
+                intervals=tuple(_interval(x) for x in _of_partition(p_rows, key)),
+                intervals_total=int(r["n_intervals"]),
+                replica_intervals=tuple(_interval(x) for x in _of_partition(r_rows, key)),
+                replica_intervals_total=r_totals.get(key, 0),
+                marks=tuple(
+                    PartitionMark(ts=m["ts"], severity=m["severity"], rule=m["rule"], summary=m["summary"] or "")
+                    for m in _of_partition(marks, key)
+                ),
+            )
+        )
     return stories, total
 
 
@@ -341,19 +511,33 @@ def _of_partition(rows: list[dict], key: tuple) -> list[dict]:
 
 def _interval(r: dict) -> StateInterval:
     return StateInterval(
-        ts_start=r["ts_start"], ts_end=r["ts_end"], state=r["state"], leader=r["leader"],
+        ts_start=r["ts_start"],
+        ts_end=r["ts_end"],
+        state=r["state"],
+        leader=r["leader"],
         isr=tuple(r["isr"]) if r["isr"] is not None else None,
-        replicas=tuple(r["replicas"]) if r["replicas"] is not None else None, leader_epoch=r["leader_epoch"],
-        controller_epoch=r["controller_epoch"], cause=r["cause"], cause_event_type=r["cause_event_type"],
-        replica=r.get("replica"))
+        replicas=tuple(r["replicas"]) if r["replicas"] is not None else None,
+        leader_epoch=r["leader_epoch"],
+        controller_epoch=r["controller_epoch"],
+        cause=r["cause"],
+        cause_event_type=r["cause_event_type"],
+        replica=r.get("replica"),
+    )
 
 
 def _matrices(events: DataFrame) -> list[TransitionMatrix]:
     """Logged transitions per entity, with the count the state machine of each line's era forbids."""
-    rows = collect_arrow(events.filter(F.col("event_type").isin(*_TRANSITION_TYPES) & F.col("from_state").isNotNull()
-                                       & F.col("to_state").isNotNull())
-                         .groupBy("event_type", "dialect", "from_state", "to_state").count()
-                         .orderBy("event_type", "dialect", "from_state", "to_state").limit(5000))
+    rows = collect_arrow(
+        events.filter(
+            F.col("event_type").isin(*_TRANSITION_TYPES)
+            & F.col("from_state").isNotNull()
+            & F.col("to_state").isNotNull()
+        )
+        .groupBy("event_type", "dialect", "from_state", "to_state")
+        .count()
+        .orderBy("event_type", "dialect", "from_state", "to_state")
+        .limit(5000)
+    )
     out = []
     for event_type, entity in _TRANSITION_TYPES.items():
         declared = [s.value for s in (PartitionState if entity == "partition" else ReplicaState)]
@@ -366,9 +550,16 @@ def _matrices(events: DataFrame) -> list[TransitionMatrix]:
             cell[2].add(r["dialect"] or "unknown")
         seen = {s for pair in cells for s in pair}
         states = tuple(declared + sorted(seen - set(declared)))
-        out.append(TransitionMatrix(entity=entity, states=states, cells=tuple(
-            TransitionCell(from_state=a, to_state=b, count=v[0], illegal_count=v[1], eras=tuple(sorted(v[2])))
-            for (a, b), v in sorted(cells.items()))))
+        out.append(
+            TransitionMatrix(
+                entity=entity,
+                states=states,
+                cells=tuple(
+                    TransitionCell(from_state=a, to_state=b, count=v[0], illegal_count=v[1], eras=tuple(sorted(v[2])))
+                    for (a, b), v in sorted(cells.items())
+                ),
+            )
+        )
     return out
 
 
@@ -394,14 +585,16 @@ def _rates(events: DataFrame, start, end) -> tuple[int, list[RateSeries], int]:
     if start is None:
         return 1, [], 0
     step = bucket_seconds_for(start, end)
-    type_counts = collect_arrow(events.filter(F.col("ts").isNotNull()).groupBy("event_type").count()
-                                .orderBy(F.desc("count"), "event_type"))  # one row per event type: bounded
+    type_counts = collect_arrow(
+        events.filter(F.col("ts").isNotNull()).groupBy("event_type").count().orderBy(F.desc("count"), "event_type")
+    )  # one row per event type: bounded
     kept = [r["event_type"] for r in type_counts[:MAX_EVENT_TYPES]]
     other = OTHER_TYPES
     group = F.when(F.col("event_type").isin(*kept), F.col("event_type")).otherwise(F.lit(other))
     bucket = (F.floor(F.unix_micros(F.col("ts")) / F.lit(step * 1_000_000)) * F.lit(step)).cast("long")
-    rows = collect_arrow(events.filter(F.col("ts").isNotNull()).groupBy(bucket.alias("b"), group.alias("t")).count()
-                         .orderBy("t", "b"))
+    rows = collect_arrow(
+        events.filter(F.col("ts").isNotNull()).groupBy(bucket.alias("b"), group.alias("t")).count().orderBy("t", "b")
+    )
     series: dict[str, list] = {}
     for r in rows:
         series.setdefault(r["t"], []).append((datetime.fromtimestamp(int(r["b"]), tz=timezone.utc), int(r["count"])))
@@ -413,12 +606,23 @@ def _quarantine(quarantine: DataFrame) -> tuple[list[Count], int, int]:
     first = F.min(F.struct("source_file", "line_no", "raw"))
     grouped = quarantine.groupBy("reason").agg(F.count(F.lit(1)).alias("n"), first.alias("f"))
     reasons = grouped.count()
-    rows = collect_arrow(grouped.orderBy(F.desc("n"), "reason").limit(MAX_QUARANTINE_REASONS)
-                         .select("reason", "n", F.col("f.source_file").alias("file"), F.col("f.line_no").alias("line"),
-                                 F.substring(F.col("f.raw"), 1, 300).alias("raw")))
+    rows = collect_arrow(
+        grouped.orderBy(F.desc("n"), "reason")
+        .limit(MAX_QUARANTINE_REASONS)
+        .select(
+            "reason",
+            "n",
+            F.col("f.source_file").alias("file"),
+            F.col("f.line_no").alias("line"),
+            F.substring(F.col("f.raw"), 1, 300).alias("raw"),
+        )
+    )
     total = collect_arrow(quarantine.agg(F.count(F.lit(1)).alias("n")))[0]["n"]
-    return ([Count(label=r["reason"], count=int(r["n"]), sample=f"{r['file']}:{r['line']}\n{r['raw']}") for r in rows],
-            int(total or 0), reasons)
+    return (
+        [Count(label=r["reason"], count=int(r["n"]), sample=f"{r['file']}:{r['line']}\n{r['raw']}") for r in rows],
+        int(total or 0),
+        reasons,
+    )
 
 
 # ---- the expectations' verdict (written by the check job; shape tolerated loosely) --------------
@@ -434,4 +638,4 @@ def read_verdict(spark: SparkSession, out_dir: str) -> VerdictSummary:
     return summarize_verdict(doc)
 
 
-__all__ = ["ReportSummary", "build_report", "bucket_seconds_for", "collect_report_data", "read_verdict"]
+__all__ = ["ReportSummary", "bucket_seconds_for", "build_report", "collect_report_data", "read_verdict"]

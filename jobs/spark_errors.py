@@ -41,7 +41,7 @@ def _python_worker_error(lines: list[str]) -> str | None:
     """``ValueError: ... (in a Python worker)`` from the first traceback in the text: its
     exception line is the first unindented ``Name: message`` line after the traceback starts."""
     start = next(i for i, line in enumerate(lines) if _TRACEBACK in line)
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         m = _PY_EXCEPTION.match(line)
         if m:
             return f"{m.group('name')}: {m.group('message').strip()} (in a Python worker)"

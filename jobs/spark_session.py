@@ -44,7 +44,9 @@ def launched_by_spark_submit() -> bool:
     return bool(os.environ.get("PYSPARK_GATEWAY_PORT")) or SparkSession.getActiveSession() is not None
 
 
-def build_session(master: str | None = None, conf: dict[str, str] | None = None, app_name: str = "kafka-forensics") -> SparkSession:
+def build_session(
+    master: str | None = None, conf: dict[str, str] | None = None, app_name: str = "kafka-forensics"
+) -> SparkSession:
     """Get or create the session. ``master`` None keeps what spark-submit set (or local[*]).
 
     Under spark-submit nothing it was given is overridden: no master, no driver options, and the

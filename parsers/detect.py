@@ -28,7 +28,8 @@ SAMPLE_LINES = 2000
 
 # rendering → first release that prints it (kafka-log-formats.md §3, §4)
 _RENDERING_HINTS: tuple[tuple[re.Pattern, KafkaVersion], ...] = tuple(
-    (re.compile(pattern), KafkaVersion.parse(first)) for pattern, first in (
+    (re.compile(pattern), KafkaVersion.parse(first))
+    for pattern, first in (
         (r"\[Controller id=\d+", "1.0"),
         (r"LeaderAndIsr\(leader=", "1.1"),
         (r"LeaderAndIsrPartitionState\(|UpdateMetadataPartitionState\(", "2.4"),

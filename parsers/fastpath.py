@@ -18,6 +18,7 @@ from typing import Optional
 from lark import Lark
 
 from kafka_forensics.core.errors import GrammarError
+
 from .fields import FIELDS
 
 _HEADER_ROLES = {
@@ -218,9 +219,7 @@ def _ident(compiler: _Compiler):
         group += 1
         branches.append(text + "()")
         head = expansion[0]
-        openers.append(
-            compiler.terminal(head.name) if head.is_term else compiler.rule(head.name, [])
-        )
+        openers.append(compiler.terminal(head.name) if head.is_term else compiler.rule(head.name, []))
     ident = re.compile("(?:" + "|".join(branches) + ")")
     opener = re.compile("(?:" + "|".join(openers) + ")")
     return ident, opener, roles_by_marker

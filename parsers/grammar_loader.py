@@ -17,8 +17,9 @@ from lark.exceptions import GrammarError as LarkGrammarError
 
 from kafka_forensics.core.eras import AUTO, BY_NAME, DIALECTS
 from kafka_forensics.core.errors import GrammarError, UsageError
-from .layout import parse_layout
 from kafka_forensics.core.versions import KafkaVersion
+
+from .layout import parse_layout
 
 _GRAMMAR_PACKAGE = "kafka_forensics.parsers"
 _SHARED_FILES = ("header.lark", "fields.lark")

@@ -94,8 +94,7 @@ def parse_layout(pattern: str | None) -> Layout:
         terminal = _CONVERSIONS.get(name)
         if terminal is None:
             raise LayoutError(
-                f"layout {pattern!r}: conversion %{name} is not supported "
-                f"(supported: %d %p %c %t %m %n %%)"
+                f"layout {pattern!r}: conversion %{name} is not supported (supported: %d %p %c %t %m %n %%)"
             )
         if m.group(1) and terminal == "LEVEL":
             terminal = "LEVEL_PADDED"

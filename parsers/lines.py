@@ -25,6 +25,7 @@ from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 
 from kafka_forensics.core.eras import AUTO
+
 from .fastpath import FastGrammar, compile_fast_grammar, field_pairs, match_template, retry_rules
 from .fields import FIELDS
 from .grammar_loader import build_lark, templates_for
@@ -34,8 +35,7 @@ CONTINUATION = "continuation"
 QUARANTINE = "quarantine"
 
 NOT_A_RECORD = (
-    "not a log record: neither a '[timestamp] LEVEL message (logger)' line the grammar accepts "
-    "nor a stack-trace line"
+    "not a log record: neither a '[timestamp] LEVEL message (logger)' line the grammar accepts nor a stack-trace line"
 )
 
 
@@ -53,8 +53,17 @@ class LineResult:
 
     def key(self) -> tuple:
         """Everything the two paths must agree on."""
-        return (self.kind, self.ts_raw, self.level, self.logger, self.prefix, self.message,
-                self.template, tuple(self.fields), self.reason)
+        return (
+            self.kind,
+            self.ts_raw,
+            self.level,
+            self.logger,
+            self.prefix,
+            self.message,
+            self.template,
+            tuple(self.fields),
+            self.reason,
+        )
 
 
 def _text(tree) -> str:
@@ -173,7 +182,7 @@ class FastLineParser:
         if im is not None:
             roles, numbers = self._ident_plan[im.lastindex]  # type: ignore[index]  # a match sets it
             ident_fields = field_pairs(im, roles, numbers)
-            rest = body[im.end():]
+            rest = body[im.end() :]
         elif fast.ident_opener.match(body):
             # Lark's lexer commits to an identity opener it cannot complete, so no identity and no
             # template: the record is its header and the whole body (LarkLineParser's header_record).
@@ -185,5 +194,13 @@ class FastLineParser:
                 template, pairs = found
                 ident_fields += pairs
                 break
-        return LineResult(RECORD, ts_raw, level.rstrip(), logger, m.group("prefix") if has_prefix else None,
-                          body, template, ident_fields)
+        return LineResult(
+            RECORD,
+            ts_raw,
+            level.rstrip(),
+            logger,
+            m.group("prefix") if has_prefix else None,
+            body,
+            template,
+            ident_fields,
+        )

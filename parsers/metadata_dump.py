@@ -70,17 +70,27 @@ _BOOTSTRAP = "KRaft bootstrap snapshot"
 _BATCH = re.compile(
     r"^baseOffset: (?P<base>-?\d+) lastOffset: (?P<last>-?\d+) count: (?P<count>\S+) .*?"
     r"partitionLeaderEpoch: (?P<epoch>-?\d+) isTransactional: \w+ isControl: (?P<control>true|false)"
-    r".* position: \d+ (?:CreateTime|LogAppendTime|NoTimestampType): (?P<ts>-?\d+) size: \d+")
+    r".* position: \d+ (?:CreateTime|LogAppendTime|NoTimestampType): (?P<ts>-?\d+) size: \d+"
+)
 _RECORD = re.compile(
     r"^\| offset: (?P<offset>-?\d+) (?:CreateTime|LogAppendTime|NoTimestampType): (?P<ts>-?\d+) "
-    r"keySize: -?\d+ valueSize: -?\d+(?: sequence: -?\d+ headerKeys: \[[^\]]*\])?(?P<rest>.*)$")
-_CONTROL = re.compile(r"^ (?:controlType: (?P<ctype>\w+)\(-?\d+\)|(?P<kind>SnapshotHeader|SnapshotFooter|"
-                      r"KRaftVersion|KRaftVoters) (?P<json>\{.*\}))$")
+    r"keySize: -?\d+ valueSize: -?\d+(?: sequence: -?\d+ headerKeys: \[[^\]]*\])?(?P<rest>.*)$"
+)
+_CONTROL = re.compile(
+    r"^ (?:controlType: (?P<ctype>\w+)\(-?\d+\)|(?P<kind>SnapshotHeader|SnapshotFooter|"
+    r"KRaftVersion|KRaftVoters) (?P<json>\{.*\}))$"
+)
 _PAYLOAD = " payload: "
-_TRAILER = re.compile(r"^(?:Found \d+ invalid bytes at the end of .+|Non-consecutive offsets in .+|"
-                      r"  -?\d+ is followed by -?\d+|Ignoring unknown file .+)$")
-_CONTROL_TYPES = {"SnapshotHeader": "SNAPSHOT_HEADER", "SnapshotFooter": "SNAPSHOT_FOOTER",
-                  "KRaftVersion": "KRAFT_VERSION", "KRaftVoters": "KRAFT_VOTERS"}
+_TRAILER = re.compile(
+    r"^(?:Found \d+ invalid bytes at the end of .+|Non-consecutive offsets in .+|"
+    r"  -?\d+ is followed by -?\d+|Ignoring unknown file .+)$"
+)
+_CONTROL_TYPES = {
+    "SnapshotHeader": "SNAPSHOT_HEADER",
+    "SnapshotFooter": "SNAPSHOT_FOOTER",
+    "KRaftVersion": "KRAFT_VERSION",
+    "KRaftVoters": "KRAFT_VOTERS",
+}
 
 # MetadataRecordType names (generated from apiKey, MetadataRecordTypeGenerator) → event types.
 EVENT_TYPES = {
@@ -99,13 +109,23 @@ OTHER = "metadata_other"
 CONTROL = "metadata_control"
 METADATA_EVENT_TYPES = frozenset(EVENT_TYPES.values()) | {OTHER, CONTROL}
 PARTITION_TYPES = frozenset({"metadata_partition", "metadata_partition_change"})
-BROKER_RECORD_TYPES = frozenset({"metadata_register_broker", "metadata_unregister_broker",
-                                 "metadata_broker_registration_change", "metadata_fence_broker",
-                                 "metadata_unfence_broker"})
+BROKER_RECORD_TYPES = frozenset(
+    {
+        "metadata_register_broker",
+        "metadata_unregister_broker",
+        "metadata_broker_registration_change",
+        "metadata_fence_broker",
+        "metadata_unfence_broker",
+    }
+)
 
 # (JSON key, attrs key) for list fields kept in attrs.
-_LIST_ATTRS = (("eligibleLeaderReplicas", "elr"), ("lastKnownElr", "last_known_elr"),
-               ("addingReplicas", "adding_replicas"), ("removingReplicas", "removing_replicas"))
+_LIST_ATTRS = (
+    ("eligibleLeaderReplicas", "elr"),
+    ("lastKnownElr", "last_known_elr"),
+    ("addingReplicas", "adding_replicas"),
+    ("removingReplicas", "removing_replicas"),
+)
 
 
 def looks_like_metadata_dump(data: bytes) -> bool:
@@ -244,8 +264,9 @@ def parse_metadata_dump(data: bytes, source_file: str, path_broker: Optional[int
 
     def quarantined(line_no: int, raw: str, reason: str) -> None:
         counts["quarantined"] += 1
-        quarantine.append({"source_file": source_file, "line_no": line_no, "broker": path_broker, "raw": raw,
-                           "reason": reason})
+        quarantine.append(
+            {"source_file": source_file, "line_no": line_no, "broker": path_broker, "raw": raw, "reason": reason}
+        )
 
     def emit(line, et: str, cols: dict, attrs: dict, millis: Optional[int], offset: Optional[int]) -> None:
         nonlocal last_ts
@@ -313,9 +334,15 @@ def parse_metadata_dump(data: bytes, source_file: str, path_broker: Optional[int
             counts["continuation_lines"] += 1
             continue
         _record_line(line, text, pos, topics, emit, quarantined)
-    summary = {"source_file": source_file, **counts, "ts_invalid": 0, **repair_counts(read),
-               "dialect": DIALECT, "compressed": info["compressed"],
-               "read_error": info["read_error"]}
+    summary = {
+        "source_file": source_file,
+        **counts,
+        "ts_invalid": 0,
+        **repair_counts(read),
+        "dialect": DIALECT,
+        "compressed": info["compressed"],
+        "read_error": info["read_error"],
+    }
     return rows, quarantine, summary
 
 
@@ -350,9 +377,11 @@ def _record_line(line, text: str, pos: _Position, topics: dict, emit, quarantine
         emit(line, CONTROL, {}, attrs, millis, offset)
         return
     if not rest.startswith(_PAYLOAD):
-        quarantined(line.line_no, text, "metadata record without a payload (dump run without --cluster-metadata-decoder?)")
+        quarantined(
+            line.line_no, text, "metadata record without a payload (dump run without --cluster-metadata-decoder?)"
+        )
         return
-    payload = rest[len(_PAYLOAD):]
+    payload = rest[len(_PAYLOAD) :]
     if payload.startswith("Error at "):
         quarantined(line.line_no, text, "Kafka could not decode this metadata record")
         return

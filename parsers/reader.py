@@ -109,9 +109,13 @@ def _line(number: int, chunk: bytes, max_line_bytes: int) -> Line:
     if crlf:
         chunk = chunk[:-1]
     if len(chunk) > max_line_bytes:
-        return Line(number, None, crlf,
-                    f"line of {len(chunk)} bytes exceeds the {max_line_bytes}-byte limit (first {RAW_KEEP} bytes kept)",
-                    chunk[:RAW_KEEP].decode("utf-8", "backslashreplace"))
+        return Line(
+            number,
+            None,
+            crlf,
+            f"line of {len(chunk)} bytes exceeds the {max_line_bytes}-byte limit (first {RAW_KEEP} bytes kept)",
+            chunk[:RAW_KEEP].decode("utf-8", "backslashreplace"),
+        )
     try:
         line = chunk.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -124,8 +128,13 @@ def _line(number: int, chunk: bytes, max_line_bytes: int) -> Line:
         line, ansi = _ANSI.subn("", line)
     control = len(_CONTROL.findall(line))
     if control * 2 > len(line):
-        return Line(number, None, crlf, f"binary content ({control} of {len(line)} characters are control characters)",
-                    chunk.decode("utf-8", "backslashreplace"))
+        return Line(
+            number,
+            None,
+            crlf,
+            f"binary content ({control} of {len(line)} characters are control characters)",
+            chunk.decode("utf-8", "backslashreplace"),
+        )
     return Line(number, line, crlf, bom=bom, ansi=ansi, control=control)
 
 
@@ -146,9 +155,13 @@ def _clean_lines(text: str, may_be_too_long: bool, max_line_bytes: int):
             size = len(piece.encode("utf-8"))
             if size > max_line_bytes:
                 raw = piece.encode("utf-8")[:RAW_KEEP].decode("utf-8", "backslashreplace")
-                yield Line(number, None, crlf,
-                           f"line of {size} bytes exceeds the {max_line_bytes}-byte limit "
-                           f"(first {RAW_KEEP} bytes kept)", raw)
+                yield Line(
+                    number,
+                    None,
+                    crlf,
+                    f"line of {size} bytes exceeds the {max_line_bytes}-byte limit (first {RAW_KEEP} bytes kept)",
+                    raw,
+                )
                 continue
         yield Line(number, piece, crlf)
     return len(pieces)

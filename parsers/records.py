@@ -42,15 +42,15 @@ from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 
-from .detect import detect_dialect
 from kafka_forensics.core.eras import AUTO, dialect_for_version
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENT_FIELDS
+
+from .detect import detect_dialect
 from .fields import apply_fields
 from .gc_pause import cyclic_gc_paused
 from .grammar_loader import templates_for
-from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .lines import CONTINUATION, QUARANTINE, RECORD, FastLineParser, LarkLineParser, LineResult
-from kafka_forensics.core.tables import EVENT_COLUMNS, EVENT_FIELDS
-
+from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .reader import DEFAULT_MAX_LINE_BYTES, Line, read_lines, repair_counts
 
 # Event rows are lists in EVENT_COLUMNS order: cheaper to build than dicts and transposed into
@@ -128,8 +128,9 @@ class _Clock:
     def _seconds(self, text: str) -> tuple[int | None, str | None]:
         # TIMESTAMP (header.lark) fixes the positions: yyyy-MM-dd HH:mm:ss ('T' allowed at 10)
         try:
-            naive = dt.datetime(int(text[0:4]), int(text[5:7]), int(text[8:10]),
-                                int(text[11:13]), int(text[14:16]), int(text[17:19]))
+            naive = dt.datetime(
+                int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]), int(text[14:16]), int(text[17:19])
+            )
         except ValueError:
             return None, NOT_A_TIME
         try:
@@ -204,8 +205,9 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
 
     def quarantine(line_no: int, raw: str, reason: str) -> None:
         counts["quarantined"] += 1
-        result.quarantine.append({"source_file": source_file, "line_no": line_no,
-                                  "broker": path_broker, "raw": raw, "reason": reason})
+        result.quarantine.append(
+            {"source_file": source_file, "line_no": line_no, "broker": path_broker, "raw": raw, "reason": reason}
+        )
 
     fast = line_parser(AUTO, options.layout, False).primary
     record_start, tooling_prefix = fast.record_start, fast.line_prefix
@@ -219,15 +221,18 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
         parsed: LineResult = classify(line.text)
         message_lines = 0
         if parsed.kind == QUARANTINE and record_start.match(line.text):
-            parsed, message_lines = _join_message_lines(classify, record_start, tooling_prefix, lines, index - 1, parsed)
+            parsed, message_lines = _join_message_lines(
+                classify, record_start, tooling_prefix, lines, index - 1, parsed
+            )
         if parsed.kind != RECORD and prefix and line.text.startswith(prefix):
-            inner = line.text[len(prefix):]
+            inner = line.text[len(prefix) :]
             if classify(inner).kind == CONTINUATION:  # a stack line the tooling prefixed too
                 parsed = LineResult(CONTINUATION, message=inner)
         if parsed.kind == CONTINUATION:
             if current is None:
-                quarantine(line.line_no, line.text,
-                           "continuation line (stack trace) with no log record before it in this file")
+                quarantine(
+                    line.line_no, line.text, "continuation line (stack trace) with no log record before it in this file"
+                )
             else:
                 counts["continuation_lines"] += 1
                 stack.append(parsed.message if parsed.message is not None else line.text)
@@ -249,7 +254,7 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
             index += message_lines
             counts["continuation_lines"] += message_lines
             current[_NCONT] = message_lines
-            for extra in lines[index - message_lines:index]:
+            for extra in lines[index - message_lines : index]:
                 _add_repairs(repairs, extra)
         ts = current[_TS]
         if ts is None:
@@ -283,7 +288,7 @@ def _contained(classify):
     def run(text: str) -> LineResult:
         try:
             return classify(text)
-        except Exception as err:  # noqa: BLE001 - contained to the line, reported in its reason
+        except Exception as err:
             return LineResult(QUARANTINE, reason=_internal_error("classifying this line", err))
 
     return run
@@ -348,7 +353,8 @@ def _event_row(parsed: LineResult, line, source_file, dialect, event_types, cloc
         out_of_range = [f"broker={broker}"]
     for name, value in columns.items():
         if (name in _INT32 and not _I32_MIN <= value <= _I32_MAX) or (
-                name in _INT32_LISTS and any(not _I32_MIN <= v <= _I32_MAX for v in value)):
+            name in _INT32_LISTS and any(not _I32_MIN <= v <= _I32_MAX for v in value)
+        ):
             (out_of_range or (out_of_range := [])).append(f"{name}={value}")
             continue
         row[COL[name]] = value
@@ -376,7 +382,7 @@ def _join_message_lines(classify, record_start, tooling_prefix, lines, first: in
         if at >= len(lines) or lines[at].text is None or record_start.match(lines[at].text):
             break
         more = lines[at].text
-        text += "\n" + (more[len(prefix):] if prefix and more.startswith(prefix) else more)
+        text += "\n" + (more[len(prefix) :] if prefix and more.startswith(prefix) else more)
         joined = classify(text)
         if joined.kind == RECORD:
             return joined, extra

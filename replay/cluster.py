@@ -21,18 +21,43 @@ from .findings import CRITICAL, ERROR, WARNING, Finding, evidence_ref, ref_of
 
 # Lines that start a controller epoch (K:controller/KafkaController.scala@0.8.2.2:671-700,
 # @1.1.1:1189-1221, @3.9.0-rc3:1547-1582; M:controller/QuorumController.java@3.9.0-rc3 claim()).
-ELECTION_TYPES = frozenset({"controller_elected", "controller_epoch_incremented", "controller_ready",
-                            "kraft_controller_activated", "kraft_new_epoch"})
+ELECTION_TYPES = frozenset(
+    {
+        "controller_elected",
+        "controller_epoch_incremented",
+        "controller_ready",
+        "kraft_controller_activated",
+        "kraft_new_epoch",
+    }
+)
 # Lines after which the logging broker no longer acts as controller.
-RESIGN_TYPES = frozenset({"controller_resigned", "controller_moved", "kraft_leadership_renounced",
-                          "zk_session_expired"})
-BROKER_TYPES = frozenset({"broker_change", "broker_failure", "broker_startup", "controlled_shutdown",
-                          "live_brokers", "kraft_broker_fenced", "kraft_broker_unfenced", "kraft_broker_registered",
-                          "kraft_broker_registration_changed", "kraft_controlled_shutdown"})
+RESIGN_TYPES = frozenset(
+    {"controller_resigned", "controller_moved", "kraft_leadership_renounced", "zk_session_expired"}
+)
+BROKER_TYPES = frozenset(
+    {
+        "broker_change",
+        "broker_failure",
+        "broker_startup",
+        "controlled_shutdown",
+        "live_brokers",
+        "kraft_broker_fenced",
+        "kraft_broker_unfenced",
+        "kraft_broker_registered",
+        "kraft_broker_registration_changed",
+        "kraft_controlled_shutdown",
+    }
+)
 # KRaft metadata records about brokers (parsers/metadata_dump.py): fencing straight from the log.
-METADATA_BROKER_TYPES = frozenset({"metadata_register_broker", "metadata_unregister_broker",
-                                   "metadata_broker_registration_change", "metadata_fence_broker",
-                                   "metadata_unfence_broker"})
+METADATA_BROKER_TYPES = frozenset(
+    {
+        "metadata_register_broker",
+        "metadata_unregister_broker",
+        "metadata_broker_registration_change",
+        "metadata_fence_broker",
+        "metadata_unfence_broker",
+    }
+)
 BROKER_TYPES = BROKER_TYPES | METADATA_BROKER_TYPES
 VERSION_TYPES = frozenset({"kafka_version", "metadata_feature_level"})
 # KRaft: the leader of Raft epoch E appends a LEADER_CHANGE control record first thing in its epoch
@@ -48,13 +73,25 @@ OFFSET_GAP_ATTR = "offset_gap_after"
 CLUSTER_EVENT_TYPES = ELECTION_TYPES | RESIGN_TYPES | BROKER_TYPES | VERSION_TYPES | RAFT_EPOCH_TYPES
 
 # Controller-authored lines that prove the controller acted with the epoch in their prefix.
-ACTING_TYPES = frozenset({
-    "partition_state_change", "replica_state_change", "partition_state_change_failed",
-    "replica_state_change_failed", "send_leader_and_isr", "send_update_metadata", "send_stop_replica",
-    "send_leader_and_isr_summary", "send_update_metadata_summary", "send_stop_replica_summary",
-    "leader_elected", "leader_election_started", "leader_election_aborted", "partition_isr_removed",
-    "controller_send_failed",  # "Controller 1 epoch 7 fails to send request …": it was sending with epoch 7
-})
+ACTING_TYPES = frozenset(
+    {
+        "partition_state_change",
+        "replica_state_change",
+        "partition_state_change_failed",
+        "replica_state_change_failed",
+        "send_leader_and_isr",
+        "send_update_metadata",
+        "send_stop_replica",
+        "send_leader_and_isr_summary",
+        "send_update_metadata_summary",
+        "send_stop_replica_summary",
+        "leader_elected",
+        "leader_election_started",
+        "leader_election_aborted",
+        "partition_isr_removed",
+        "controller_send_failed",  # "Controller 1 epoch 7 fails to send request …": it was sending with epoch 7
+    }
+)
 
 ALIVE, SHUTTING_DOWN, DEAD, FENCED = "alive", "shutting_down", "dead", "fenced"
 LIVE_STATES = frozenset({ALIVE})  # Kafka's liveBrokerIds exclude shutting-down brokers (elections.py)
@@ -74,10 +111,19 @@ class ControllerInterval:
     end_evidence: Optional[str] = None
 
     def to_row(self, cluster: str) -> dict:
-        return {"cluster": cluster, "controller_id": self.controller_id, "controller_epoch": self.controller_epoch,
-                "ts_start": self.ts_start, "ts_end": self.ts_end, "evidence": list(self.evidence),
-                "elected": self.elected, "first_action_ts": self.first_action_ts,
-                "last_action_ts": self.last_action_ts, "n_actions": self.n_actions, "end_evidence": self.end_evidence}
+        return {
+            "cluster": cluster,
+            "controller_id": self.controller_id,
+            "controller_epoch": self.controller_epoch,
+            "ts_start": self.ts_start,
+            "ts_end": self.ts_end,
+            "evidence": list(self.evidence),
+            "elected": self.elected,
+            "first_action_ts": self.first_action_ts,
+            "last_action_ts": self.last_action_ts,
+            "n_actions": self.n_actions,
+            "end_evidence": self.end_evidence,
+        }
 
 
 @dataclass(frozen=True)
@@ -89,8 +135,14 @@ class BrokerInterval:
     evidence: str
 
     def to_row(self, cluster: str) -> dict:
-        return {"cluster": cluster, "broker": self.broker, "state": self.state, "ts_start": self.ts_start,
-                "ts_end": self.ts_end, "evidence": self.evidence}
+        return {
+            "cluster": cluster,
+            "broker": self.broker,
+            "state": self.state,
+            "ts_start": self.ts_start,
+            "ts_end": self.ts_end,
+            "evidence": self.evidence,
+        }
 
 
 @dataclass(frozen=True)
@@ -260,8 +312,9 @@ def _metadata_broker_update(event: dict) -> list[tuple[str, Collection[int]]]:
     return out
 
 
-def build_cluster_context(cluster: str, events: Iterable[dict], activities: Iterable[dict],
-                          skew_seconds: float = 2.0) -> ClusterContext:
+def build_cluster_context(
+    cluster: str, events: Iterable[dict], activities: Iterable[dict], skew_seconds: float = 2.0
+) -> ClusterContext:
     """``events``: cluster lines sorted by (ts, file, line); ``activities``: one dict per
     (controller_id, controller_epoch) with first_ts, last_ts, n, first_ref, last_ref."""
     events = [e for e in events if e.get("ts") is not None]
@@ -288,12 +341,20 @@ def _offset_gap_findings(cluster: str, events: list[dict]) -> list[Finding]:
             continue
         prev_line = _int(_attr(e, "offset_gap_prev_line"))
         evidence = ([evidence_ref(e["source_file"], prev_line)] if prev_line is not None else []) + [ref_of(e)]
-        out.append(Finding.make(
-            "metadata_offset_gap", ERROR,
-            f"the metadata log skips offsets {before + 1}..{after - 1} ({after - before - 1} record(s)) between two "
-            f"batches of {e['source_file']}: __cluster_metadata is never compacted, so records are missing (a lost "
-            f"or edited segment); the partition history replayed across the gap may miss changes",
-            evidence, cluster=cluster, controller_epoch=e.get("controller_epoch"), ts=e.get("ts"), kind="segment"))
+        out.append(
+            Finding.make(
+                "metadata_offset_gap",
+                ERROR,
+                f"the metadata log skips offsets {before + 1}..{after - 1} ({after - before - 1} record(s)) between two "
+                f"batches of {e['source_file']}: __cluster_metadata is never compacted, so records are missing (a lost "
+                f"or edited segment); the partition history replayed across the gap may miss changes",
+                evidence,
+                cluster=cluster,
+                controller_epoch=e.get("controller_epoch"),
+                ts=e.get("ts"),
+                kind="segment",
+            )
+        )
     return out
 
 
@@ -375,12 +436,18 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
             who = e.get("controller_id") if e.get("controller_id") is not None else e.get("broker")
             if who is not None:
                 resignations.setdefault(who, []).append((e["ts"], ref_of(e)))
-        elif et in RAFT_EPOCH_TYPES and _attr(e, "control_type") == "LEADER_CHANGE" \
-                and e.get("controller_epoch") is not None:
+        elif (
+            et in RAFT_EPOCH_TYPES
+            and _attr(e, "control_type") == "LEADER_CHANGE"
+            and e.get("controller_epoch") is not None
+        ):
             raft_epochs.setdefault(e["controller_epoch"], (e["ts"], ref_of(e)))  # several dumps: the first
             epoch_starts.setdefault(e["controller_epoch"], (e["ts"], ref_of(e)))
-    acts = {(a["controller_epoch"], a["controller_id"]): a for a in activities
-            if a.get("controller_epoch") is not None and a.get("controller_id") is not None}
+    acts = {
+        (a["controller_epoch"], a["controller_id"]): a
+        for a in activities
+        if a.get("controller_epoch") is not None and a.get("controller_id") is not None
+    }
     keys = sorted(set(claims) | set(acts))
     named_epochs = {epoch for epoch, _ in keys}
     unnamed = sorted(epoch for epoch in raft_epochs if epoch not in named_epochs)
@@ -400,14 +467,14 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
     ordered_epochs = sorted(epoch_starts)
     intervals: list[ControllerInterval] = []
     resigned: dict[tuple[int, int], tuple[datetime, str]] = {}
-    for (epoch, cid) in keys:
+    for epoch, cid in keys:
         ts_start = starts[(epoch, cid)][0]
         after = [(t, r) for t, r in resignations.get(cid, []) if ts_start is not None and t >= ts_start]
         if after:
             resigned[(epoch, cid)] = after[0]
     for epoch in unnamed:
         starts[(epoch, None)] = (raft_epochs[epoch][0], (raft_epochs[epoch][1],))
-    for (epoch, cid) in keys + [(epoch, None) for epoch in unnamed]:
+    for epoch, cid in keys + [(epoch, None) for epoch in unnamed]:
         ts_start, refs = starts[(epoch, cid)]
         act = acts.get((epoch, cid))
         later = [epoch_starts[e][0] for e in ordered_epochs if e > epoch and epoch_starts[e][0] is not None]
@@ -418,21 +485,48 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
             if ts_start is not None and t >= ts_start and (ts_end is None or t < ts_end):
                 ts_end, end_ref = t, ref
                 break
-        intervals.append(ControllerInterval(
-            controller_id=cid, controller_epoch=epoch, ts_start=ts_start, ts_end=ts_end, evidence=refs,
-            elected=(epoch, cid) in claims or cid is None, first_action_ts=act.get("first_ts") if act else None,
-            last_action_ts=act.get("last_ts") if act else None, n_actions=int(act.get("n", 0)) if act else 0,
-            end_evidence=end_ref))
-    intervals.sort(key=lambda c: (c.controller_epoch, c.ts_start is not None,
-                                  c.ts_start.timestamp() if c.ts_start else 0.0, c.controller_id))
+        intervals.append(
+            ControllerInterval(
+                controller_id=cid,
+                controller_epoch=epoch,
+                ts_start=ts_start,
+                ts_end=ts_end,
+                evidence=refs,
+                elected=(epoch, cid) in claims or cid is None,
+                first_action_ts=act.get("first_ts") if act else None,
+                last_action_ts=act.get("last_ts") if act else None,
+                n_actions=int(act.get("n", 0)) if act else 0,
+                end_evidence=end_ref,
+            )
+        )
+    intervals.sort(
+        key=lambda c: (
+            c.controller_epoch,
+            c.ts_start is not None,
+            c.ts_start.timestamp() if c.ts_start else 0.0,
+            c.controller_id,
+        )
+    )
     ctx.controllers = intervals
     ctx._starts = sorted((c.ts_start, c.controller_epoch) for c in intervals if c.ts_start is not None)
     ctx.findings.extend(_same_epoch_findings(ctx.cluster, intervals))
     ctx.findings.extend(_zombie_findings(ctx.cluster, intervals, acts, epoch_starts, skew))
-    ctx.findings.extend(_late_resignations(ctx.cluster, intervals, acts, resigned, epoch_starts, skew,
-                                           {(f.controller_epoch, f.broker) for f in ctx.findings if f.kind == "zombie"}))
-    seen = [(c.ts_start, c.controller_epoch, c.controller_id, c.evidence[0]) for c in intervals
-            if c.ts_start is not None and c.evidence]
+    ctx.findings.extend(
+        _late_resignations(
+            ctx.cluster,
+            intervals,
+            acts,
+            resigned,
+            epoch_starts,
+            skew,
+            {(f.controller_epoch, f.broker) for f in ctx.findings if f.kind == "zombie"},
+        )
+    )
+    seen = [
+        (c.ts_start, c.controller_epoch, c.controller_id, c.evidence[0])
+        for c in intervals
+        if c.ts_start is not None and c.evidence
+    ]
     regressions, ctx.resets = _election_regressions(ctx.cluster, election_order, seen, skew)
     ctx.findings.extend(regressions)
 
@@ -453,17 +547,25 @@ def _same_epoch_findings(cluster: str, intervals: list[ControllerInterval]) -> l
         if len(ids) < 2:
             continue
         evidence = [r for c in sorted(group, key=lambda c: _id_order(c.controller_id)) for r in c.evidence]
-        out.append(Finding.make(
-            "concurrent_controllers", CRITICAL,
-            f"controllers {', '.join(map(str, ids))} all acted as controller with epoch {epoch}; an epoch belongs "
-            f"to one election (I5; KAFKA-1096 let an old controller adopt the new epoch before 0.8.2)",
-            evidence, cluster=cluster, controller_epoch=epoch, kind="same_epoch",
-            ts=min((c.ts_start for c in group if c.ts_start), default=None)))
+        out.append(
+            Finding.make(
+                "concurrent_controllers",
+                CRITICAL,
+                f"controllers {', '.join(map(str, ids))} all acted as controller with epoch {epoch}; an epoch belongs "
+                f"to one election (I5; KAFKA-1096 let an old controller adopt the new epoch before 0.8.2)",
+                evidence,
+                cluster=cluster,
+                controller_epoch=epoch,
+                kind="same_epoch",
+                ts=min((c.ts_start for c in group if c.ts_start), default=None),
+            )
+        )
     return out
 
 
-def _zombie_findings(cluster: str, intervals: list[ControllerInterval], acts: dict, epoch_starts: dict,
-                     skew: timedelta) -> list[Finding]:
+def _zombie_findings(
+    cluster: str, intervals: list[ControllerInterval], acts: dict, epoch_starts: dict, skew: timedelta
+) -> list[Finding]:
     """I6/A3/A8: a controller still acting with epoch E after a newer epoch started."""
     out = []
     for (epoch, cid), act in sorted(acts.items()):
@@ -478,19 +580,34 @@ def _zombie_findings(cluster: str, intervals: list[ControllerInterval], acts: di
             new_ids = {c.controller_id for c in intervals if c.controller_epoch == new_epoch}
             tolerance = timedelta(0) if new_ids == {cid} else skew
             if last > start + tolerance:
-                out.append(Finding.make(
-                    "concurrent_controllers", ERROR,
-                    f"controller {cid} still acted with epoch {epoch} at {last:%Y-%m-%d %H:%M:%S} after epoch "
-                    f"{new_epoch} started at {start:%Y-%m-%d %H:%M:%S} (zombie controller, I6; ZooKeeper writes "
-                    f"are fenced only from 2.1, KAFKA-6082)",
-                    [start_ref, act["last_ref"]], cluster=cluster, controller_epoch=epoch, kind="zombie",
-                    ts=start, broker=cid))
+                out.append(
+                    Finding.make(
+                        "concurrent_controllers",
+                        ERROR,
+                        f"controller {cid} still acted with epoch {epoch} at {last:%Y-%m-%d %H:%M:%S} after epoch "
+                        f"{new_epoch} started at {start:%Y-%m-%d %H:%M:%S} (zombie controller, I6; ZooKeeper writes "
+                        f"are fenced only from 2.1, KAFKA-6082)",
+                        [start_ref, act["last_ref"]],
+                        cluster=cluster,
+                        controller_epoch=epoch,
+                        kind="zombie",
+                        ts=start,
+                        broker=cid,
+                    )
+                )
                 break
     return out
 
 
-def _late_resignations(cluster: str, intervals: list[ControllerInterval], acts: dict, resigned: dict,
-                       epoch_starts: dict, skew: timedelta, reported: set) -> list[Finding]:
+def _late_resignations(
+    cluster: str,
+    intervals: list[ControllerInterval],
+    acts: dict,
+    resigned: dict,
+    epoch_starts: dict,
+    skew: timedelta,
+    reported: set,
+) -> list[Finding]:
     """Two controllers at once without a logged action: the old one resigned only well after a
     newer epoch started (it did not notice it lost /controller: session expiry seen late, A8)."""
     out = []
@@ -503,19 +620,31 @@ def _late_resignations(cluster: str, intervals: list[ControllerInterval], acts: 
             if not new_ids - {cid} or t_resign <= start + skew:
                 continue
             seconds = (t_resign - start).total_seconds()
-            out.append(Finding.make(
-                "concurrent_controllers", WARNING,
-                f"controller {cid} (epoch {epoch}) resigned only {seconds:.1f} s after controller "
-                f"{', '.join(map(str, sorted(new_ids - {cid}, key=_id_order)))} began epoch {new_epoch}: for that time two brokers "
-                f"acted as controller (A8; brokers reject the old epoch once they have seen the new one)",
-                [start_ref, ref], cluster=cluster, controller_epoch=epoch, kind="late_resignation", ts=start,
-                broker=cid))
+            out.append(
+                Finding.make(
+                    "concurrent_controllers",
+                    WARNING,
+                    f"controller {cid} (epoch {epoch}) resigned only {seconds:.1f} s after controller "
+                    f"{', '.join(map(str, sorted(new_ids - {cid}, key=_id_order)))} began epoch {new_epoch}: for that time two brokers "
+                    f"acted as controller (A8; brokers reject the old epoch once they have seen the new one)",
+                    [start_ref, ref],
+                    cluster=cluster,
+                    controller_epoch=epoch,
+                    kind="late_resignation",
+                    ts=start,
+                    broker=cid,
+                )
+            )
             break
     return out
 
 
-def _election_regressions(cluster: str, elections: list[tuple[datetime, int, int, str]],
-                          seen: list[tuple[datetime, int, Optional[int], str]], skew: timedelta) -> tuple[list[Finding], list[datetime]]:
+def _election_regressions(
+    cluster: str,
+    elections: list[tuple[datetime, int, int, str]],
+    seen: list[tuple[datetime, int, Optional[int], str]],
+    skew: timedelta,
+) -> tuple[list[Finding], list[datetime]]:
     """I5: a new election logging an epoch lower than one seen before it (elected or acting).
 
     The /controller_epoch znode only goes back when ZooKeeper's data is lost or replaced; from
@@ -528,20 +657,42 @@ def _election_regressions(cluster: str, elections: list[tuple[datetime, int, int
     for ts, epoch, who, ref in sorted(elections, key=lambda x: (x[0], x[3])):
         if resets and ts <= resets[-1]:
             continue
-        earlier = [o for o in seen_sorted if o[1] > epoch and o[0] < ts - (timedelta(0) if o[2] == who else skew)
-                   and (not resets or o[0] > resets[-1])]
+        earlier = [
+            o
+            for o in seen_sorted
+            if o[1] > epoch
+            and o[0] < ts - (timedelta(0) if o[2] == who else skew)
+            and (not resets or o[0] > resets[-1])
+        ]
         if not earlier:
             continue
         top = max(earlier, key=lambda o: (o[1], o[0]))
         resets.append(ts)
-        out.append(Finding.make(
-            "controller_epoch_regression", ERROR,
-            f"controller {who} was elected with epoch {epoch} after controller {top[2]} had used epoch {top[1]} "
-            f"({top[0]:%Y-%m-%d %H:%M:%S}): the /controller_epoch znode went back (ZooKeeper data lost or "
-            f"replaced), so brokers that remember epoch {top[1]} reject the new controller until they restart (I5)",
-            [top[3], ref], cluster=cluster, controller_epoch=epoch, kind="election", ts=ts, broker=who))
+        out.append(
+            Finding.make(
+                "controller_epoch_regression",
+                ERROR,
+                f"controller {who} was elected with epoch {epoch} after controller {top[2]} had used epoch {top[1]} "
+                f"({top[0]:%Y-%m-%d %H:%M:%S}): the /controller_epoch znode went back (ZooKeeper data lost or "
+                f"replaced), so brokers that remember epoch {top[1]} reject the new controller until they restart (I5)",
+                [top[3], ref],
+                cluster=cluster,
+                controller_epoch=epoch,
+                kind="election",
+                ts=ts,
+                broker=who,
+            )
+        )
     return out, resets
 
 
-__all__ = ["ACTING_TYPES", "CLUSTER_EVENT_TYPES", "OFFSET_GAP_ATTR", "is_cluster_row", "BrokerInterval", "ClusterContext", "ControllerInterval",
-           "build_cluster_context"]
+__all__ = [
+    "ACTING_TYPES",
+    "CLUSTER_EVENT_TYPES",
+    "OFFSET_GAP_ATTR",
+    "BrokerInterval",
+    "ClusterContext",
+    "ControllerInterval",
+    "build_cluster_context",
+    "is_cluster_row",
+]

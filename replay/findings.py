@@ -103,13 +103,21 @@ class Finding:
         refs = _unique(evidence)
         if not refs:
             raise ValueError(f"finding {rule} without evidence")
-        return Finding(rule=rule, severity=severity, summary=summary, evidence=tuple(refs[:MAX_EVIDENCE]),
-                       evidence_count=len(refs), **where)
+        return Finding(
+            rule=rule,
+            severity=severity,
+            summary=summary,
+            evidence=tuple(refs[:MAX_EVIDENCE]),
+            evidence_count=len(refs),
+            **where,
+        )
 
     @property
     def finding_id(self) -> str:
-        key = "|".join(str(x) for x in (self.rule, self.kind, self.cluster, self.topic, self.partition,
-                                         self.replica, *self.evidence))
+        key = "|".join(
+            str(x)
+            for x in (self.rule, self.kind, self.cluster, self.topic, self.partition, self.replica, *self.evidence)
+        )
         return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
 
     def to_row(self) -> dict:
@@ -142,8 +150,22 @@ def format_ts(ts: Optional[datetime]) -> Optional[str]:
     return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ts.microsecond // 1000:03d}Z"
 
 
-JSON_KEYS = ("finding_id", "rule", "severity", "kind", "cluster", "topic", "partition", "replica", "broker",
-             "controller_epoch", "ts", "summary", "evidence", "evidence_count")
+JSON_KEYS = (
+    "finding_id",
+    "rule",
+    "severity",
+    "kind",
+    "cluster",
+    "topic",
+    "partition",
+    "replica",
+    "broker",
+    "controller_epoch",
+    "ts",
+    "summary",
+    "evidence",
+    "evidence_count",
+)
 
 
 def finding_json(row: dict) -> str:

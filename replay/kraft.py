@@ -32,9 +32,10 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from .cluster import DEAD, FENCED, ClusterContext
 from kafka_forensics.statemachines.states import PartitionState as P
 from kafka_forensics.statemachines.states import ReplicaState as R
+
+from .cluster import DEAD, FENCED, ClusterContext
 from .findings import CRITICAL, ERROR, INFO, MAX_EVIDENCE, WARNING, Finding, ref_of
 
 P_RECOVERING = "RecoveringPartition"
@@ -99,12 +100,17 @@ def registration_of(event: dict) -> Registration:
     """A ``PartitionRecord`` as a full registration."""
     attrs = event.get("attrs") or {}
     return Registration(
-        replicas=tuple(event.get("replicas") or ()), isr=tuple(event.get("isr") or ()),
+        replicas=tuple(event.get("replicas") or ()),
+        isr=tuple(event.get("isr") or ()),
         leader=event["leader"] if event.get("leader") is not None else NO_LEADER,
-        leader_epoch=event.get("leader_epoch") or 0, partition_epoch=event.get("partition_epoch") or 0,
+        leader_epoch=event.get("leader_epoch") or 0,
+        partition_epoch=event.get("partition_epoch") or 0,
         recovery=_int(attrs.get("leader_recovery_state")) or 0,
-        elr=_attr_list(attrs, "elr") or (), last_known_elr=_attr_list(attrs, "last_known_elr") or (),
-        adding=_attr_list(attrs, "adding_replicas") or (), removing=_attr_list(attrs, "removing_replicas") or ())
+        elr=_attr_list(attrs, "elr") or (),
+        last_known_elr=_attr_list(attrs, "last_known_elr") or (),
+        adding=_attr_list(attrs, "adding_replicas") or (),
+        removing=_attr_list(attrs, "removing_replicas") or (),
+    )
 
 
 def merge(cur: Registration, event: dict) -> Registration:
@@ -124,7 +130,8 @@ def merge(cur: Registration, event: dict) -> Registration:
         elr=_replaced_list(attrs, "elr", cur.elr),
         last_known_elr=_replaced_list(attrs, "last_known_elr", cur.last_known_elr),
         adding=_replaced_list(attrs, "adding_replicas", cur.adding),
-        removing=_replaced_list(attrs, "removing_replicas", cur.removing))
+        removing=_replaced_list(attrs, "removing_replicas", cur.removing),
+    )
 
 
 def _replaced_list(attrs: dict, key: str, current: tuple[int, ...]) -> tuple[int, ...]:
@@ -164,14 +171,27 @@ class KraftPartitionReplay:
         first = events[0]
         self.ctx = ctx
         self.where = {"cluster": cluster, "topic": first.get("topic"), "partition": first.get("partition")}
-        self.records = _dedupe(sorted((e for e in events if e["event_type"] in RECORD_TYPES),
-                                      key=lambda e: (log_position(e), e["source_file"], e["line_no"])))
-        self.views = sorted((e for e in events if e["event_type"] in BROKER_VIEW_TYPES),
-                            key=lambda e: (e.get("ts") is None, e.get("ts"), e["source_file"], e["line_no"]))
-        self.unclean_lines = sorted((e for e in events if e["event_type"] == UNCLEAN_LINE),
-                                    key=lambda e: (e.get("ts") is None, e.get("ts"), e["source_file"], e["line_no"]))
-        self.triggers = [e for e in events if e["event_type"] == "unclean_leader_election" and e.get("ts") is not None
-                         and TRIGGER_TEXT in (e.get("message") or "")]
+        self.records = _dedupe(
+            sorted(
+                (e for e in events if e["event_type"] in RECORD_TYPES),
+                key=lambda e: (log_position(e), e["source_file"], e["line_no"]),
+            )
+        )
+        self.views = sorted(
+            (e for e in events if e["event_type"] in BROKER_VIEW_TYPES),
+            key=lambda e: (e.get("ts") is None, e.get("ts"), e["source_file"], e["line_no"]),
+        )
+        self.unclean_lines = sorted(
+            (e for e in events if e["event_type"] == UNCLEAN_LINE),
+            key=lambda e: (e.get("ts") is None, e.get("ts"), e["source_file"], e["line_no"]),
+        )
+        self.triggers = [
+            e
+            for e in events
+            if e["event_type"] == "unclean_leader_election"
+            and e.get("ts") is not None
+            and TRIGGER_TEXT in (e.get("message") or "")
+        ]
         self.explained_lines: set[str] = set()  # UNCLEAN lines cited by a record's finding
         self.cur: Optional[Registration] = None
         self.cur_ref: Optional[str] = None
@@ -202,11 +222,19 @@ class KraftPartitionReplay:
         replica_rows = [row for r in sorted(self.r_rows) for row in self.r_rows[r]]
         return KraftResult(self.p_rows, replica_rows, self.findings)
 
-    def _finding(self, rule: str, severity: str, summary: str, evidence: list, event: dict, kind: str,
-                 **extra) -> None:
-        self.findings.append(Finding.make(rule, severity, summary, [r for r in evidence if r],
-                                          controller_epoch=event.get("controller_epoch"), ts=event.get("ts"),
-                                          kind=kind, **{**self.where, **extra}))
+    def _finding(self, rule: str, severity: str, summary: str, evidence: list, event: dict, kind: str, **extra) -> None:
+        self.findings.append(
+            Finding.make(
+                rule,
+                severity,
+                summary,
+                [r for r in evidence if r],
+                controller_epoch=event.get("controller_epoch"),
+                ts=event.get("ts"),
+                kind=kind,
+                **{**self.where, **extra},
+            )
+        )
 
     # ---- records -----------------------------------------------------------------------------
     def _partition_record(self, event: dict) -> None:
@@ -224,30 +252,53 @@ class KraftPartitionReplay:
         ref = self.cur_ref
         if snap.partition_epoch > cur.partition_epoch:
             self._finding(
-                "partition_epoch_gap", WARNING,
+                "partition_epoch_gap",
+                WARNING,
                 f"the snapshot has partition epoch {snap.partition_epoch}, the records replayed up to its end offset "
                 f"reach only {cur.partition_epoch}: {snap.partition_epoch - cur.partition_epoch} PartitionChangeRecord(s) "
-                f"are missing from the dumped log", [ref, ref_of(event)], event, "snapshot_ahead")
+                f"are missing from the dumped log",
+                [ref, ref_of(event)],
+                event,
+                "snapshot_ahead",
+            )
         elif snap.partition_epoch < cur.partition_epoch:
             self._finding(
-                "partition_epoch_regression", ERROR,
+                "partition_epoch_regression",
+                ERROR,
                 f"the snapshot has partition epoch {snap.partition_epoch}, lower than the {cur.partition_epoch} the "
-                f"records before its end offset reached", [ref, ref_of(event)], event, "snapshot_behind")
-        elif (snap.leader, snap.leader_epoch, set(snap.isr), snap.replicas) != \
-                (cur.leader, cur.leader_epoch, set(cur.isr), cur.replicas):
+                f"records before its end offset reached",
+                [ref, ref_of(event)],
+                event,
+                "snapshot_behind",
+            )
+        elif (snap.leader, snap.leader_epoch, set(snap.isr), snap.replicas) != (
+            cur.leader,
+            cur.leader_epoch,
+            set(cur.isr),
+            cur.replicas,
+        ):
             self._finding(
-                "metadata_view_mismatch", ERROR,
+                "metadata_view_mismatch",
+                ERROR,
                 f"at partition epoch {snap.partition_epoch} the snapshot has leader {snap.leader} (epoch "
                 f"{snap.leader_epoch}) ISR {list(snap.isr)}, the replayed records leader {cur.leader} (epoch "
-                f"{cur.leader_epoch}) ISR {list(cur.isr)}", [ref, ref_of(event)], event, "snapshot_differs")
+                f"{cur.leader_epoch}) ISR {list(cur.isr)}",
+                [ref, ref_of(event)],
+                event,
+                "snapshot_differs",
+            )
 
     def _change_record(self, event: dict) -> None:
         if self.cur is None:
             self._finding(
-                "partition_epoch_gap", INFO,
+                "partition_epoch_gap",
+                INFO,
                 "a PartitionChangeRecord for a partition whose PartitionRecord is not in the dump (the dump starts "
                 "after its creation, or no snapshot was dumped): epochs before it are unknown",
-                [ref_of(event)], event, "no_base_record")
+                [ref_of(event)],
+                event,
+                "no_base_record",
+            )
             base = Registration(replicas=(), isr=(), leader=NO_LEADER, leader_epoch=-1, partition_epoch=-1)
             self.cur, self.relative = base, True  # epochs stay relative: not compared with broker views
         prev, prev_ref = self.cur, self.cur_ref
@@ -275,44 +326,85 @@ class KraftPartitionReplay:
             if broker_state in (FENCED, DEAD):
                 state = R.OfflineReplica
             self._set_replica(event, replica, state)
-        for replica in [r for r, s in self.replica_state.items() if r not in new.replicas and s != R.NonExistentReplica]:
+        for replica in [
+            r for r, s in self.replica_state.items() if r not in new.replicas and s != R.NonExistentReplica
+        ]:
             self._set_replica(event, replica, R.NonExistentReplica)
 
     # ---- checks ------------------------------------------------------------------------------
     def _invariants(self, reg: Registration, event: dict) -> None:
         ref = ref_of(event)
         if reg.leader >= 0 and reg.leader not in reg.isr:
-            self._finding("leader_not_in_isr", ERROR,
-                          f"leader {reg.leader} is not in the ISR {list(reg.isr)} (partition epoch {reg.partition_epoch})",
-                          [ref], event, "metadata")
+            self._finding(
+                "leader_not_in_isr",
+                ERROR,
+                f"leader {reg.leader} is not in the ISR {list(reg.isr)} (partition epoch {reg.partition_epoch})",
+                [ref],
+                event,
+                "metadata",
+            )
         if reg.recovery == RECOVERING and list(reg.isr) != [reg.leader]:
-            self._finding("recovering_isr_not_singleton", ERROR,
-                          f"leader {reg.leader} is RECOVERING but the ISR is {list(reg.isr)}, not [{reg.leader}] "
-                          f"(KIP-704: validateAlterPartitionData rejects such a change)", [ref], event, "metadata")
+            self._finding(
+                "recovering_isr_not_singleton",
+                ERROR,
+                f"leader {reg.leader} is RECOVERING but the ISR is {list(reg.isr)}, not [{reg.leader}] "
+                f"(KIP-704: validateAlterPartitionData rejects such a change)",
+                [ref],
+                event,
+                "metadata",
+            )
         extra = set(reg.isr) - set(reg.replicas)
         if extra and reg.replicas:
-            self._finding("isr_not_subset_of_replicas", ERROR,
-                          f"ISR members {sorted(extra)} are not replicas {list(reg.replicas)}", [ref], event, "metadata")
+            self._finding(
+                "isr_not_subset_of_replicas",
+                ERROR,
+                f"ISR members {sorted(extra)} are not replicas {list(reg.replicas)}",
+                [ref],
+                event,
+                "metadata",
+            )
         mv = self.ctx.metadata_version_at(event.get("ts"))
         elr_enabled = mv is not None and mv >= MV_ELR
         if not reg.isr and reg.replicas and not elr_enabled:
-            self._finding("empty_isr", ERROR,
-                          f"empty ISR while ELR is not enabled (metadata.version level {mv}; an empty ISR is only "
-                          f"written with ELR, PartitionChangeBuilder.java@3.9.0-rc3)", [ref], event, "metadata")
+            self._finding(
+                "empty_isr",
+                ERROR,
+                f"empty ISR while ELR is not enabled (metadata.version level {mv}; an empty ISR is only "
+                f"written with ELR, PartitionChangeBuilder.java@3.9.0-rc3)",
+                [ref],
+                event,
+                "metadata",
+            )
         overlap = set(reg.isr) & set(reg.elr)
         if overlap:
-            self._finding("elr_overlaps_isr", ERROR,
-                          f"replicas {sorted(overlap)} are in both the ISR {list(reg.isr)} and the ELR {list(reg.elr)} "
-                          f"(ReplicationControlManager logs 'has overlapping ISR=... and ELR=...')", [ref], event,
-                          "metadata")
+            self._finding(
+                "elr_overlaps_isr",
+                ERROR,
+                f"replicas {sorted(overlap)} are in both the ISR {list(reg.isr)} and the ELR {list(reg.elr)} "
+                f"(ReplicationControlManager logs 'has overlapping ISR=... and ELR=...')",
+                [ref],
+                event,
+                "metadata",
+            )
         if reg.elr and not elr_enabled and mv is not None:
-            self._finding("elr_overlaps_isr", WARNING,
-                          f"ELR {list(reg.elr)} written while metadata.version level {mv} does not enable ELR "
-                          f"(needs {MV_ELR}, isElrSupported)", [ref], event, "elr_without_metadata_version")
+            self._finding(
+                "elr_overlaps_isr",
+                WARNING,
+                f"ELR {list(reg.elr)} written while metadata.version level {mv} does not enable ELR "
+                f"(needs {MV_ELR}, isElrSupported)",
+                [ref],
+                event,
+                "elr_without_metadata_version",
+            )
         if reg.recovery == RECOVERING and mv is not None and mv < MV_LEADER_RECOVERY:
-            self._finding("recovering_isr_not_singleton", WARNING,
-                          f"RECOVERING written at metadata.version level {mv} < {MV_LEADER_RECOVERY} (3.2-IV0)",
-                          [ref], event, "recovery_without_metadata_version")
+            self._finding(
+                "recovering_isr_not_singleton",
+                WARNING,
+                f"RECOVERING written at metadata.version level {mv} < {MV_LEADER_RECOVERY} (3.2-IV0)",
+                [ref],
+                event,
+                "recovery_without_metadata_version",
+            )
 
     def _check_unclean(self, prev: Registration, prev_ref: Optional[str], new: Registration, event: dict) -> None:
         leader = event.get("leader")
@@ -328,23 +420,38 @@ class KraftPartitionReplay:
         lines = [e for e in self.unclean_lines if _line_matches(e, prev, new, self.relative)]
         self.explained_lines.update(ref_of(e) for e in lines)
         if marked or (outside and eligible):
-            why = ("the record marks the leader RECOVERING (only an unclean election does, KIP-704)" if marked
-                   else f"leader {leader} is not in the previous ISR {list(prev.isr)}")
+            why = (
+                "the record marks the leader RECOVERING (only an unclean election does, KIP-704)"
+                if marked
+                else f"leader {leader} is not in the previous ISR {list(prev.isr)}"
+            )
             trigger = _trigger_text(self.triggers, event)
-            self._finding("unclean_election", CRITICAL,
-                          f"unclean leader election in the metadata log: {why}; messages committed only on the old "
-                          f"ISR may be lost ({trigger})", [prev_ref, ref_of(event)] + [ref_of(e) for e in lines],
-                          event, "metadata", replica=leader)
+            self._finding(
+                "unclean_election",
+                CRITICAL,
+                f"unclean leader election in the metadata log: {why}; messages committed only on the old "
+                f"ISR may be lost ({trigger})",
+                [prev_ref, ref_of(event)] + [ref_of(e) for e in lines],
+                event,
+                "metadata",
+                replica=leader,
+            )
 
     def _check_fenced_leader(self, reg: Registration, event: dict) -> None:
         if reg.leader < 0:
             return
         state, evidence = self.ctx.broker_state_at(reg.leader, event.get("ts"))
         if state in (FENCED, DEAD):
-            self._finding("leader_on_fenced_broker", ERROR,
-                          f"leader {reg.leader} was elected while broker {reg.leader} was {state} (the controller "
-                          f"only elects active brokers: LeaderAcceptor, ReplicationControlManager.java@3.9.0-rc3)",
-                          [evidence, ref_of(event)], event, state, broker=reg.leader)
+            self._finding(
+                "leader_on_fenced_broker",
+                ERROR,
+                f"leader {reg.leader} was elected while broker {reg.leader} was {state} (the controller "
+                f"only elects active brokers: LeaderAcceptor, ReplicationControlManager.java@3.9.0-rc3)",
+                [evidence, ref_of(event)],
+                event,
+                state,
+                broker=reg.leader,
+            )
 
     def _broker_view(self, view: dict) -> None:
         """A broker's ``starts at leader epoch E ... with partition epoch P`` against the records."""
@@ -361,11 +468,16 @@ class KraftPartitionReplay:
         topic_id = _topic_id(top_event)
         if epoch > top.partition_epoch:
             self._finding(
-                "partition_epoch_gap", WARNING,
+                "partition_epoch_gap",
+                WARNING,
                 f"broker {view.get('broker')} applied partition epoch {epoch} (leader epoch {leader_epoch}); the "
                 f"metadata records replayed reach only partition epoch {top.partition_epoch}: "
                 f"{epoch - top.partition_epoch} PartitionChangeRecord(s) missing from the dump",
-                [ref_of(top_event), ref_of(view)], view, "broker_ahead", broker=view.get("broker"))
+                [ref_of(top_event), ref_of(view)],
+                view,
+                "broker_ahead",
+                broker=view.get("broker"),
+            )
             return
         if epoch < low:
             return  # before the dumped history
@@ -376,18 +488,27 @@ class KraftPartitionReplay:
         expected_leader = view.get("broker") if view["event_type"] == "leader_starts" else view.get("leader")
         if reg.leader_epoch != leader_epoch or (expected_leader is not None and reg.leader != expected_leader):
             self._finding(
-                "metadata_view_mismatch", ERROR,
+                "metadata_view_mismatch",
+                ERROR,
                 f"broker {view.get('broker')} says partition epoch {epoch} has leader {expected_leader} at leader epoch "
                 f"{leader_epoch}; the metadata record that made partition epoch {epoch} has leader {reg.leader} at "
-                f"leader epoch {reg.leader_epoch}: no record explains the broker's view", [ref_of(ev), ref_of(view)],
-                view, "broker_view", broker=view.get("broker"))
+                f"leader epoch {reg.leader_epoch}: no record explains the broker's view",
+                [ref_of(ev), ref_of(view)],
+                view,
+                "broker_view",
+                broker=view.get("broker"),
+            )
 
     # ---- timelines ---------------------------------------------------------------------------
     def _open_partition(self, event: dict, state: str, reg: Optional[Registration]) -> None:
-        values = {"state": state, "leader": reg.leader if reg else None, "isr": list(reg.isr) if reg else None,
-                  "replicas": list(reg.replicas) if reg else None,
-                  "leader_epoch": reg.leader_epoch if reg and not self.relative else None,
-                  "partition_epoch": reg.partition_epoch if reg and not self.relative else None}
+        values = {
+            "state": state,
+            "leader": reg.leader if reg else None,
+            "isr": list(reg.isr) if reg else None,
+            "replicas": list(reg.replicas) if reg else None,
+            "leader_epoch": reg.leader_epoch if reg and not self.relative else None,
+            "partition_epoch": reg.partition_epoch if reg and not self.relative else None,
+        }
         if self.p_rows and all(self.p_rows[-1][k] == v for k, v in values.items()):
             return  # a snapshot restating the same state opens no interval
         _open(self.p_rows, {**self.where}, event, values)
@@ -397,9 +518,14 @@ class KraftPartitionReplay:
             return
         self.replica_state[replica] = state
         c = self.cur
-        values = {"state": state, "leader": c.leader if c else None, "isr": list(c.isr) if c else None,
-                  "replicas": list(c.replicas) if c else None, "leader_epoch": c.leader_epoch if c else None,
-                  "partition_epoch": c.partition_epoch if c else None}
+        values = {
+            "state": state,
+            "leader": c.leader if c else None,
+            "isr": list(c.isr) if c else None,
+            "replicas": list(c.replicas) if c else None,
+            "leader_epoch": c.leader_epoch if c else None,
+            "partition_epoch": c.partition_epoch if c else None,
+        }
         _open(self.r_rows.setdefault(replica, []), {**self.where, "replica": replica}, event, values)
 
 
@@ -444,10 +570,12 @@ def _trigger_text(triggers: list[dict], event: dict) -> str:
     ts = event.get("ts")
     near = [t for t in triggers if ts is not None and abs((t["ts"] - ts).total_seconds()) <= TRIGGER_WINDOW_S]
     if near:
-        return (f"automatic: unclean.leader.election.enable, \"{TRIGGER_TEXT} ...\" at {ref_of(near[0])}")
-    return ("trigger not logged: an admin ElectLeaders(UNCLEAN) logs nothing at INFO, and neither does an "
-            "automatic election made while fencing or shutting down a broker (generateLeaderAndIsrUpdates with "
-            "unclean.leader.election.enable)")
+        return f'automatic: unclean.leader.election.enable, "{TRIGGER_TEXT} ..." at {ref_of(near[0])}'
+    return (
+        "trigger not logged: an admin ElectLeaders(UNCLEAN) logs nothing at INFO, and neither does an "
+        "automatic election made while fencing or shutting down a broker (generateLeaderAndIsrUpdates with "
+        "unclean.leader.election.enable)"
+    )
 
 
 def unclean_line_findings(lines: list[dict], triggers: list[dict], where: dict) -> list[Finding]:
@@ -463,13 +591,21 @@ def unclean_line_findings(lines: list[dict], triggers: list[dict], where: dict) 
         leader = arrows.get("leader", (None, None))[1]
         step = arrows.get("partitionEpoch")
         at = f" (partition epoch {step[0]} -> {step[1]})" if step else ""
-        out.append(Finding.make(
-            "unclean_election", CRITICAL,
-            f"the controller logged an UNCLEAN partition change{at}: leader {leader} was not in the previous ISR; "
-            f"messages committed only on the old ISR may be lost ({_trigger_text(triggers, first)}; with ELR enabled "
-            f"a leader taken from the ELR of an empty ISR is logged the same way: a metadata dump tells them apart)",
-            [ref_of(e) for e in group], controller_epoch=first.get("controller_epoch"), ts=first.get("ts"),
-            kind="controller_log", replica=leader, **where))
+        out.append(
+            Finding.make(
+                "unclean_election",
+                CRITICAL,
+                f"the controller logged an UNCLEAN partition change{at}: leader {leader} was not in the previous ISR; "
+                f"messages committed only on the old ISR may be lost ({_trigger_text(triggers, first)}; with ELR enabled "
+                f"a leader taken from the ELR of an empty ISR is logged the same way: a metadata dump tells them apart)",
+                [ref_of(e) for e in group],
+                controller_epoch=first.get("controller_epoch"),
+                ts=first.get("ts"),
+                kind="controller_log",
+                replica=leader,
+                **where,
+            )
+        )
     return out
 
 
@@ -478,9 +614,19 @@ def _open(rows: list[dict], base: dict, event: dict, values: dict) -> None:
     if rows:
         prev = rows[-1]
         prev["ts_end"] = ts if prev["ts_start"] is None or ts is None or ts >= prev["ts_start"] else prev["ts_start"]
-    rows.append({**base, "seq": len(rows), "ts_start": ts, "ts_end": None, **values,
-                 "controller_epoch": event.get("controller_epoch"), "cause": ref_of(event),
-                 "cause_event_type": event["event_type"], "source": METADATA})
+    rows.append(
+        {
+            **base,
+            "seq": len(rows),
+            "ts_start": ts,
+            "ts_end": None,
+            **values,
+            "controller_epoch": event.get("controller_epoch"),
+            "cause": ref_of(event),
+            "cause_event_type": event["event_type"],
+            "source": METADATA,
+        }
+    )
 
 
 def _dedupe(records: list[dict]) -> list[dict]:
@@ -509,8 +655,11 @@ def resolve_metadata_events(events: list[dict]) -> list[dict]:
         tid = (e.get("attrs") or {}).get("topic_id")
         if e.get("log_kind") == "metadata" and tid and e.get("topic") is None:
             e = {**e, "topic": names.get((e.get("cluster", ""), tid))}
-        if e["event_type"] in ("metadata_partition", "metadata_partition_change") and tid \
-                and e.get("partition") is not None:
+        if (
+            e["event_type"] in ("metadata_partition", "metadata_partition_change")
+            and tid
+            and e.get("partition") is not None
+        ):
             partitions.setdefault((e.get("cluster", ""), tid), set()).add(e["partition"])
         out.append(e)
     removals = [e for e in out if e["event_type"] == "metadata_remove_topic"]
@@ -526,24 +675,43 @@ def kraft_unclean_lines(events: list[dict], findings: list[Finding], cluster: st
     change`` lines added - as evidence of an unclean election the line replay already reported
     at the same time (from "Triggering unclean leader election ..." or PartitionChangeBuilder's
     "... using an unclean election"), else as findings of their own."""
-    lines = sorted((e for e in events if e["event_type"] == UNCLEAN_LINE),
-                   key=lambda e: (e.get("ts") is None, e.get("ts"), e["source_file"], e["line_no"]))
+    lines = sorted(
+        (e for e in events if e["event_type"] == UNCLEAN_LINE),
+        key=lambda e: (e.get("ts") is None, e.get("ts"), e["source_file"], e["line_no"]),
+    )
     if not lines:
         return findings
-    triggers = [e for e in events if e["event_type"] == "unclean_leader_election" and e.get("ts") is not None
-                and TRIGGER_TEXT in (e.get("message") or "")]
+    triggers = [
+        e
+        for e in events
+        if e["event_type"] == "unclean_leader_election"
+        and e.get("ts") is not None
+        and TRIGGER_TEXT in (e.get("message") or "")
+    ]
     where = {"cluster": cluster, "topic": lines[0].get("topic"), "partition": lines[0].get("partition")}
     out = list(findings)
     for new in unclean_line_findings(lines, triggers, where):
-        i = next((i for i, f in enumerate(out) if f.rule == "unclean_election" and f.ts is not None
-                  and new.ts is not None and abs((f.ts - new.ts).total_seconds()) <= TRIGGER_WINDOW_S), None)
+        i = next(
+            (
+                i
+                for i, f in enumerate(out)
+                if f.rule == "unclean_election"
+                and f.ts is not None
+                and new.ts is not None
+                and abs((f.ts - new.ts).total_seconds()) <= TRIGGER_WINDOW_S
+            ),
+            None,
+        )
         if i is None:
             out.append(new)
         else:
             old = out[i]
             refs = list(old.evidence) + [r for r in new.evidence if r not in old.evidence]
-            out[i] = replace(old, evidence=tuple(refs[:MAX_EVIDENCE]),
-                             evidence_count=old.evidence_count + len(refs) - len(old.evidence))
+            out[i] = replace(
+                old,
+                evidence=tuple(refs[:MAX_EVIDENCE]),
+                evidence_count=old.evidence_count + len(refs) - len(old.evidence),
+            )
     return out
 
 

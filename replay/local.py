@@ -33,21 +33,41 @@ def _time_key(e: dict) -> tuple:
 def controller_activity(events: Iterable[dict]) -> list[dict]:
     """One row per (controller_id, controller_epoch) of controller-authored lines: first/last action."""
     acts: dict[tuple, dict] = {}
-    for e in sorted((e for e in events if e["event_type"] in ACTING_TYPES and e.get("controller_id") is not None
-                     and e.get("controller_epoch") is not None and e.get("ts") is not None), key=_time_key):
+    for e in sorted(
+        (
+            e
+            for e in events
+            if e["event_type"] in ACTING_TYPES
+            and e.get("controller_id") is not None
+            and e.get("controller_epoch") is not None
+            and e.get("ts") is not None
+        ),
+        key=_time_key,
+    ):
         key = (e["controller_epoch"], e["controller_id"])
         a = acts.get(key)
         if a is None:
-            acts[key] = {"controller_epoch": key[0], "controller_id": key[1], "n": 1, "first_ts": e["ts"],
-                         "last_ts": e["ts"], "first_ref": ref_of(e), "last_ref": ref_of(e)}
+            acts[key] = {
+                "controller_epoch": key[0],
+                "controller_id": key[1],
+                "n": 1,
+                "first_ts": e["ts"],
+                "last_ts": e["ts"],
+                "first_ref": ref_of(e),
+                "last_ref": ref_of(e),
+            }
         else:
             a["n"] += 1
             a["last_ts"], a["last_ref"] = e["ts"], ref_of(e)
     return [acts[k] for k in sorted(acts)]
 
 
-def replay_all(events: Iterable[dict], cluster_of: Callable[[dict], str] = lambda e: "",
-               user_version: Optional[str] = None, skew_seconds: float = 2.0) -> LocalReplay:
+def replay_all(
+    events: Iterable[dict],
+    cluster_of: Callable[[dict], str] = lambda e: "",
+    user_version: Optional[str] = None,
+    skew_seconds: float = 2.0,
+) -> LocalReplay:
     """Replay every event (dicts shaped like rows of the ``events`` table, ``attrs`` a dict)."""
     by_cluster: dict[str, list[dict]] = {}
     for e in resolve_metadata_events(list(events)):  # KRaft records: topic names by id, removals
@@ -55,8 +75,7 @@ def replay_all(events: Iterable[dict], cluster_of: Callable[[dict], str] = lambd
     out = LocalReplay()
     for cluster in sorted(by_cluster):
         evs = by_cluster[cluster]
-        cluster_lines = sorted((e for e in evs if is_cluster_row(e) and e.get("ts") is not None),
-                               key=_time_key)
+        cluster_lines = sorted((e for e in evs if is_cluster_row(e) and e.get("ts") is not None), key=_time_key)
         ctx = build_cluster_context(cluster, cluster_lines, controller_activity(evs), skew_seconds)
         out.contexts[cluster] = ctx
         out.findings.extend(ctx.findings)
@@ -65,8 +84,11 @@ def replay_all(events: Iterable[dict], cluster_of: Callable[[dict], str] = lambd
         for e in evs:
             if is_stale_epoch_event(e):
                 stale.setdefault(group_key(e), []).append(e)
-            elif e.get("topic") is not None and e.get("partition") is not None \
-                    and e["event_type"] in PARTITION_EVENT_TYPES:
+            elif (
+                e.get("topic") is not None
+                and e.get("partition") is not None
+                and e["event_type"] in PARTITION_EVENT_TYPES
+            ):
                 partitions.setdefault((e["topic"], e["partition"]), []).append(e)
         cfg = ReplayConfig(cluster=cluster, user_version=user_version)
         for key in sorted(partitions):
@@ -77,7 +99,17 @@ def replay_all(events: Iterable[dict], cluster_of: Callable[[dict], str] = lambd
         for key in sorted(stale, key=repr):
             out.findings.append(stale_epoch_finding(cluster, stale[key]))
     unique = {f.finding_id: f for f in out.findings}
-    out.findings = sorted(unique.values(), key=lambda f: (f.cluster, f.ts is None, f.ts or 0, f.rule, f.topic or "",
-                                                          -1 if f.partition is None else f.partition,
-                                                          -1 if f.replica is None else f.replica, f.finding_id))
+    out.findings = sorted(
+        unique.values(),
+        key=lambda f: (
+            f.cluster,
+            f.ts is None,
+            f.ts or 0,
+            f.rule,
+            f.topic or "",
+            -1 if f.partition is None else f.partition,
+            -1 if f.replica is None else f.replica,
+            f.finding_id,
+        ),
+    )
     return out

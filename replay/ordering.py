@@ -49,8 +49,11 @@ def assign_epochs(events: list[dict], epoch_at: Callable[[Optional[datetime]], O
     return [-1 if v is None else v for v in out]
 
 
-def replay_order(events: list[dict], epoch_at: Callable[[Optional[datetime]], Optional[int]],
-                 generation_at: Callable[[Optional[datetime]], int] = lambda ts: 0) -> list[tuple[int, int, dict]]:
+def replay_order(
+    events: list[dict],
+    epoch_at: Callable[[Optional[datetime]], Optional[int]],
+    generation_at: Callable[[Optional[datetime]], int] = lambda ts: 0,
+) -> list[tuple[int, int, dict]]:
     """``[(generation, effective_epoch, event)]`` in replay order: (generation, epoch, ts, file, line).
 
     A generation ends where the controller epoch was reset (a new election with a lower epoch,

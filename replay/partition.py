@@ -23,22 +23,36 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Optional
 
-from .cluster import ClusterContext
+from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, VersionRange, range_for_line
+from kafka_forensics.statemachines.legality import is_forbidden, previous_states
+from kafka_forensics.statemachines.states import Entity
 from kafka_forensics.statemachines.states import PartitionState as P
 from kafka_forensics.statemachines.states import ReplicaState as R
-from .findings import ERROR, INFO, WARNING, Finding, first_line, ref_of
+
+from .cluster import ClusterContext
 from .epoch_checks import EpochChecks
+from .findings import ERROR, INFO, WARNING, Finding, first_line, ref_of
 from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
-from kafka_forensics.statemachines.legality import is_forbidden, previous_states
 from .ordering import replay_order
 from .partition_checks import Progression, SnapshotInvariants, unclean_finding
 from .partition_view import (
-    BROKER_VIEW, BROKER_VIEW_TYPES, CONTROLLER_VIEW, CONTROLLER_VIEW_TYPES, DECISION, DECISION_TYPES, FAILURE,
-    FAILURE_TYPES, LEADER_ISR_CHANGE, LEADER_ISR_TYPES, Observation, PartitionStatus,
-    apply_observation, is_stale, observation_of, source_of,
+    BROKER_VIEW,
+    BROKER_VIEW_TYPES,
+    CONTROLLER_VIEW,
+    CONTROLLER_VIEW_TYPES,
+    DECISION,
+    DECISION_TYPES,
+    FAILURE,
+    FAILURE_TYPES,
+    LEADER_ISR_CHANGE,
+    LEADER_ISR_TYPES,
+    Observation,
+    PartitionStatus,
+    apply_observation,
+    is_stale,
+    observation_of,
+    source_of,
 )
-from kafka_forensics.statemachines.states import Entity
-from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, VersionRange, range_for_line
 
 # initializePartitionState: leader znode + live leader -> Online, else Offline; no znode -> New.
 FAILOVER_PARTITION_STATES = frozenset({P.NewPartition, P.OnlinePartition, P.OfflinePartition})
@@ -47,9 +61,14 @@ FAILOVER_PARTITION_STATES = frozenset({P.NewPartition, P.OnlinePartition, P.Offl
 FAILOVER_REPLICA_STATES = frozenset({R.OnlineReplica, R.OfflineReplica, R.ReplicaDeletionIneligible})
 # The lines the replay reads (every other partition line is neither state nor evidence for a rule).
 PARTITION_EVENT_TYPES = frozenset(
-    DECISION_TYPES | CONTROLLER_VIEW_TYPES | BROKER_VIEW_TYPES | LEADER_ISR_TYPES | FAILURE_TYPES
+    DECISION_TYPES
+    | CONTROLLER_VIEW_TYPES
+    | BROKER_VIEW_TYPES
+    | LEADER_ISR_TYPES
+    | FAILURE_TYPES
     | {"replica_state_change", "leader_election_aborted", "kraft_alter_partition_rejected", "partition_created"}
-    | KRAFT_PARTITION_TYPES)
+    | KRAFT_PARTITION_TYPES
+)
 
 
 @dataclass(frozen=True)
@@ -77,10 +96,22 @@ class Intervals:
         if self.rows:
             prev = self.rows[-1]
             # a skewed clock can make the next line look earlier: never end before the start
-            prev["ts_end"] = ts if prev["ts_start"] is None or ts is None or ts >= prev["ts_start"] else prev["ts_start"]
-        self.rows.append({**self.base, "seq": len(self.rows), "ts_start": ts, "ts_end": None, **values,
-                          "controller_epoch": epoch, "cause": ref_of(event), "cause_event_type": event["event_type"],
-                          "source": source})
+            prev["ts_end"] = (
+                ts if prev["ts_start"] is None or ts is None or ts >= prev["ts_start"] else prev["ts_start"]
+            )
+        self.rows.append(
+            {
+                **self.base,
+                "seq": len(self.rows),
+                "ts_start": ts,
+                "ts_end": None,
+                **values,
+                "controller_epoch": epoch,
+                "cause": ref_of(event),
+                "cause_event_type": event["event_type"],
+                "source": source,
+            }
+        )
 
 
 def _list(values) -> Optional[list[int]]:
@@ -190,8 +221,13 @@ class PartitionReplay(EpochChecks):
         if self.epoch is not None:
             self._end_of_epoch()
             if epoch > self.epoch and (self.cur.leader is not None or self.cur.isr is not None):
-                self.pending_failover = {"prev": self.cur, "ref": self.leader_ref, "ts": self.epoch_last_ts,
-                                         "from_epoch": self.epoch, "explained": False}
+                self.pending_failover = {
+                    "prev": self.cur,
+                    "ref": self.leader_ref,
+                    "ts": self.epoch_last_ts,
+                    "from_epoch": self.epoch,
+                    "explained": False,
+                }
         if self.first_epoch is None:
             self.first_epoch = epoch
         self.epoch = epoch
@@ -214,12 +250,20 @@ class PartitionReplay(EpochChecks):
     def _partition_transition(self, epoch: int, event: dict, vrange: VersionRange) -> None:
         src, dst = event.get("from_state"), event.get("to_state")
         if src and dst and is_forbidden(Entity.PARTITION, src, dst, vrange):
-            self.findings.append(Finding.make(
-                "illegal_transition", ERROR,
-                f"logged transition {src} -> {dst} is not allowed by the partition state machine of Kafka "
-                f"{vrange.label} (valid previous states of {dst}: "
-                f"{', '.join(s.value for s in previous_states(Entity.PARTITION, dst, vrange))})",
-                [ref_of(event)], controller_epoch=epoch, ts=event.get("ts"), kind="logged_pair_invalid", **self.where))
+            self.findings.append(
+                Finding.make(
+                    "illegal_transition",
+                    ERROR,
+                    f"logged transition {src} -> {dst} is not allowed by the partition state machine of Kafka "
+                    f"{vrange.label} (valid previous states of {dst}: "
+                    f"{', '.join(s.value for s in previous_states(Entity.PARTITION, dst, vrange))})",
+                    [ref_of(event)],
+                    controller_epoch=epoch,
+                    ts=event.get("ts"),
+                    kind="logged_pair_invalid",
+                    **self.where,
+                )
+            )
         self._check_partition_gap(epoch, event, src, dst, vrange)
         if src == P.NonExistentPartition and dst == P.NewPartition:
             if self.cur.state is not None or self.cur.leader is not None:
@@ -247,8 +291,18 @@ class PartitionReplay(EpochChecks):
         self._check_partition_gap(epoch, event, src, dst, vrange)
         refused = "should be in" in (event.get("stack") or "") + (event.get("message") or "")
         why = first_line(event.get("stack")) or first_line(event.get("message"))
-        self.failures.append({"event": event, "epoch": epoch, "src": src, "dst": dst, "refused": refused,
-                              "why": why, "entity": "partition", "vrange": vrange})
+        self.failures.append(
+            {
+                "event": event,
+                "epoch": epoch,
+                "src": src,
+                "dst": dst,
+                "refused": refused,
+                "why": why,
+                "entity": "partition",
+                "vrange": vrange,
+            }
+        )
         obs = observation_of(event)
         if obs.replicas:
             self._set(epoch, event, self.cur.with_(replicas=obs.replicas), FAILURE)
@@ -257,8 +311,9 @@ class PartitionReplay(EpochChecks):
         if src:
             self.state_ref, self.state_epoch = ref_of(event), epoch
 
-    def _check_partition_gap(self, epoch: int, event: dict, src: Optional[str], dst: Optional[str],
-                             vrange: VersionRange) -> None:
+    def _check_partition_gap(
+        self, epoch: int, event: dict, src: Optional[str], dst: Optional[str], vrange: VersionRange
+    ) -> None:
         if not src or self.cur.state is None:
             return
         allowed = {self.cur.state}
@@ -266,20 +321,43 @@ class PartitionReplay(EpochChecks):
             allowed |= FAILOVER_PARTITION_STATES
         if src in allowed:
             return
-        if src == dst == P.OnlinePartition and self.cur.state in (P.OfflinePartition, P.NewPartition) and vrange.logs_state_after_put():
+        if (
+            src == dst == P.OnlinePartition
+            and self.cur.state in (P.OfflinePartition, P.NewPartition)
+            and vrange.logs_state_after_put()
+        ):
             return  # 0.8.0 prints the state after the put (VersionRange.logs_state_after_put)
-        info_era = (event.get("dialect") in INFO_LEVEL_DIALECTS or vrange.state_change_at_info()) and not self.trace_seen
+        info_era = (
+            event.get("dialect") in INFO_LEVEL_DIALECTS or vrange.state_change_at_info()
+        ) and not self.trace_seen
         explained = info_era and src in (P.OfflinePartition, P.NonExistentPartition)
-        reason = ("the transition into it is logged at TRACE only since 2.6 (KAFKA-8470) and this log is at INFO"
-                  if explained else "the lines in between are missing (rotation loss, a filtered or truncated file)")
-        self.findings.append(Finding.make(
-            "state_gap", INFO if explained else WARNING,
-            f"line says the partition was {src}, the replay has it {self.cur.state} since {self.state_ref}: {reason}",
-            [self.state_ref, ref_of(event)], controller_epoch=epoch, ts=event.get("ts"), kind="from_state_mismatch",
-            **self.where))
+        reason = (
+            "the transition into it is logged at TRACE only since 2.6 (KAFKA-8470) and this log is at INFO"
+            if explained
+            else "the lines in between are missing (rotation loss, a filtered or truncated file)"
+        )
+        self.findings.append(
+            Finding.make(
+                "state_gap",
+                INFO if explained else WARNING,
+                f"line says the partition was {src}, the replay has it {self.cur.state} since {self.state_ref}: {reason}",
+                [self.state_ref, ref_of(event)],
+                controller_epoch=epoch,
+                ts=event.get("ts"),
+                kind="from_state_mismatch",
+                **self.where,
+            )
+        )
 
-    def _observe(self, epoch: int, event: dict, vrange: VersionRange, source: str, state: Optional[str] = None,
-                 unclean_logged: bool = False) -> None:
+    def _observe(
+        self,
+        epoch: int,
+        event: dict,
+        vrange: VersionRange,
+        source: str,
+        state: Optional[str] = None,
+        unclean_logged: bool = False,
+    ) -> None:
         obs = observation_of(event)
         et = event["event_type"]
         if obs.has_state:
@@ -287,11 +365,23 @@ class PartitionReplay(EpochChecks):
         if source in (DECISION, CONTROLLER_VIEW) and obs.has_state:
             self.ctrl_progress.observe("controller", obs, event, epoch, self.incarnation)
         if et in ("leader_starts", "follower_starts") and obs.leader_epoch is not None:
-            self.broker_progress.observe(("starts", event.get("broker")), Observation(leader_epoch=obs.leader_epoch),
-                                         event, epoch, self.incarnation, broker=event.get("broker"))
+            self.broker_progress.observe(
+                ("starts", event.get("broker")),
+                Observation(leader_epoch=obs.leader_epoch),
+                event,
+                epoch,
+                self.incarnation,
+                broker=event.get("broker"),
+            )
         if et == "isr_updated" and obs.partition_epoch is not None:
-            self.broker_progress.observe(("isr", event.get("broker")), Observation(partition_epoch=obs.partition_epoch),
-                                         event, epoch, self.incarnation, broker=event.get("broker"))
+            self.broker_progress.observe(
+                ("isr", event.get("broker")),
+                Observation(partition_epoch=obs.partition_epoch),
+                event,
+                epoch,
+                self.incarnation,
+                broker=event.get("broker"),
+            )
         if obs.leader == -2:
             self.deleting = True
         self._check_failover_consistency(epoch, event, source, obs)
@@ -299,8 +389,14 @@ class PartitionReplay(EpochChecks):
             return  # a delayed echo of an older state: benign, and it must not move the timeline back
         if source == LEADER_ISR_CHANGE and not self._leader_isr_change_applies(event):
             return
-        if source in (DECISION, CONTROLLER_VIEW) and obs.leader is not None and obs.leader >= 0 \
-                and obs.leader != self.cur.leader and state != P.NewPartition and not unclean_logged:
+        if (
+            source in (DECISION, CONTROLLER_VIEW)
+            and obs.leader is not None
+            and obs.leader >= 0
+            and obs.leader != self.cur.leader
+            and state != P.NewPartition
+            and not unclean_logged
+        ):
             self._check_unclean(epoch, event, obs)
         new = apply_observation(self.cur, obs)
         if state is not None:
@@ -341,9 +437,19 @@ class PartitionReplay(EpochChecks):
         if new.key() == self.cur.key():
             return
         self.cur = new
-        self.p_rows.open(event, epoch, {"state": new.state, "leader": new.leader, "isr": _list(new.isr),
-                                        "replicas": _list(new.replicas), "leader_epoch": new.leader_epoch,
-                                        "partition_epoch": new.partition_epoch}, source)
+        self.p_rows.open(
+            event,
+            epoch,
+            {
+                "state": new.state,
+                "leader": new.leader,
+                "isr": _list(new.isr),
+                "replicas": _list(new.replicas),
+                "leader_epoch": new.leader_epoch,
+                "partition_epoch": new.partition_epoch,
+            },
+            source,
+        )
 
     def _partition_created(self, event: dict) -> None:
         topic_id = (event.get("attrs") or {}).get("topic_id")
@@ -359,13 +465,21 @@ class PartitionReplay(EpochChecks):
         if replica is None or not dst:
             return
         if src and is_forbidden(Entity.REPLICA, src, dst, vrange):
-            self.findings.append(Finding.make(
-                "illegal_transition", ERROR,
-                f"logged transition {src} -> {dst} of replica {replica} is not allowed by the replica state machine "
-                f"of Kafka {vrange.label} (valid previous states of {dst}: "
-                f"{', '.join(s.value for s in previous_states(Entity.REPLICA, dst, vrange)) or 'none'})",
-                [ref_of(event)], controller_epoch=epoch, ts=event.get("ts"), kind="logged_pair_invalid",
-                replica=replica, **self.where))
+            self.findings.append(
+                Finding.make(
+                    "illegal_transition",
+                    ERROR,
+                    f"logged transition {src} -> {dst} of replica {replica} is not allowed by the replica state machine "
+                    f"of Kafka {vrange.label} (valid previous states of {dst}: "
+                    f"{', '.join(s.value for s in previous_states(Entity.REPLICA, dst, vrange)) or 'none'})",
+                    [ref_of(event)],
+                    controller_epoch=epoch,
+                    ts=event.get("ts"),
+                    kind="logged_pair_invalid",
+                    replica=replica,
+                    **self.where,
+                )
+            )
         self._check_replica_gap(epoch, event, replica, src, vrange)
         self._set_replica(epoch, event, replica, dst)
 
@@ -377,13 +491,25 @@ class PartitionReplay(EpochChecks):
         self._check_replica_gap(epoch, event, replica, src, vrange)
         refused = "should be in" in (event.get("stack") or "") + (event.get("message") or "")
         why = first_line(event.get("stack")) or first_line(event.get("message"))
-        self.failures.append({"event": event, "epoch": epoch, "src": src, "dst": dst, "refused": refused, "why": why,
-                              "entity": "replica", "replica": replica, "vrange": vrange})
+        self.failures.append(
+            {
+                "event": event,
+                "epoch": epoch,
+                "src": src,
+                "dst": dst,
+                "refused": refused,
+                "why": why,
+                "entity": "replica",
+                "replica": replica,
+                "vrange": vrange,
+            }
+        )
         if src:
             self._set_replica(epoch, event, replica, src)
 
-    def _check_replica_gap(self, epoch: int, event: dict, replica: int, src: Optional[str],
-                           vrange: VersionRange) -> None:
+    def _check_replica_gap(
+        self, epoch: int, event: dict, replica: int, src: Optional[str], vrange: VersionRange
+    ) -> None:
         known = self.replicas.get(replica)
         if not src or known is None:
             return
@@ -392,11 +518,20 @@ class PartitionReplay(EpochChecks):
             allowed |= FAILOVER_REPLICA_STATES
         if src in allowed:
             return
-        self.findings.append(Finding.make(
-            "state_gap", WARNING,
-            f"line says replica {replica} was {src}, the replay has it {known['state']} since {known['ref']}: "
-            f"the lines in between are missing", [known["ref"], ref_of(event)], controller_epoch=epoch,
-            ts=event.get("ts"), kind="from_state_mismatch", replica=replica, **self.where))
+        self.findings.append(
+            Finding.make(
+                "state_gap",
+                WARNING,
+                f"line says replica {replica} was {src}, the replay has it {known['state']} since {known['ref']}: "
+                f"the lines in between are missing",
+                [known["ref"], ref_of(event)],
+                controller_epoch=epoch,
+                ts=event.get("ts"),
+                kind="from_state_mismatch",
+                replica=replica,
+                **self.where,
+            )
+        )
 
     def _set_replica(self, epoch: int, event: dict, replica: int, state: str) -> None:
         known = self.replicas.get(replica)
@@ -405,37 +540,74 @@ class PartitionReplay(EpochChecks):
             return
         rows = self.r_rows.setdefault(replica, Intervals({**self.where, "replica": replica}))
         c = self.cur
-        rows.open(event, epoch, {"state": state, "leader": c.leader, "isr": _list(c.isr), "replicas": _list(c.replicas),
-                                 "leader_epoch": c.leader_epoch, "partition_epoch": c.partition_epoch},
-                  source_of(event["event_type"]) or DECISION)
+        rows.open(
+            event,
+            epoch,
+            {
+                "state": state,
+                "leader": c.leader,
+                "isr": _list(c.isr),
+                "replicas": _list(c.replicas),
+                "leader_epoch": c.leader_epoch,
+                "partition_epoch": c.partition_epoch,
+            },
+            source_of(event["event_type"]) or DECISION,
+        )
 
     def _zombie_abort(self, epoch: int, event: dict) -> None:
         newer = (event.get("attrs") or {}).get("new_controller_epoch")
-        self.findings.append(Finding.make(
-            "concurrent_controllers", ERROR,
-            f"controller {event.get('controller_id')} with epoch {event.get('controller_epoch')} tried to elect a "
-            f"leader after another controller wrote the partition state with epoch {newer}: it is a zombie "
-            f"controller that went through a soft failure (I10, A3/A8)",
-            [ref_of(event)], controller_epoch=event.get("controller_epoch"), ts=event.get("ts"),
-            kind="aborted_by_newer_controller", broker=event.get("controller_id"), **self.where))
+        self.findings.append(
+            Finding.make(
+                "concurrent_controllers",
+                ERROR,
+                f"controller {event.get('controller_id')} with epoch {event.get('controller_epoch')} tried to elect a "
+                f"leader after another controller wrote the partition state with epoch {newer}: it is a zombie "
+                f"controller that went through a soft failure (I10, A3/A8)",
+                [ref_of(event)],
+                controller_epoch=event.get("controller_epoch"),
+                ts=event.get("ts"),
+                kind="aborted_by_newer_controller",
+                broker=event.get("controller_id"),
+                **self.where,
+            )
+        )
 
     def _alter_partition_rejected(self, epoch: int, event: dict) -> None:
         attrs = event.get("attrs") or {}
-        if attrs.get("request_partition_epoch") is None:  # not a stale partition epoch: leader, leader epoch, RECOVERING
+        if (
+            attrs.get("request_partition_epoch") is None
+        ):  # not a stale partition epoch: leader, leader epoch, RECOVERING
             reason = _rejection_reason(event, attrs)
-            self.findings.append(Finding.make(
-                "alter_partition_rejected", WARNING,
-                f"the controller rejected an AlterPartition from broker {attrs.get('requesting_broker')}: "
-                f"{reason[:300]}", [ref_of(event)], controller_epoch=event.get("controller_epoch"),
-                ts=event.get("ts"), kind="rejected", broker=_int(attrs.get("requesting_broker")), **self.where))
+            self.findings.append(
+                Finding.make(
+                    "alter_partition_rejected",
+                    WARNING,
+                    f"the controller rejected an AlterPartition from broker {attrs.get('requesting_broker')}: "
+                    f"{reason[:300]}",
+                    [ref_of(event)],
+                    controller_epoch=event.get("controller_epoch"),
+                    ts=event.get("ts"),
+                    kind="rejected",
+                    broker=_int(attrs.get("requesting_broker")),
+                    **self.where,
+                )
+            )
             return
-        self.findings.append(Finding.make(
-            "stale_epoch_rejected", INFO,
-            f"the controller rejected an AlterPartition from broker {attrs.get('requesting_broker')} carrying "
-            f"partition epoch {attrs.get('request_partition_epoch')}; the current one is "
-            f"{event.get('partition_epoch')} (the leader's view was stale; it retries with fresh metadata)",
-            [ref_of(event)], controller_epoch=event.get("controller_epoch"), ts=event.get("ts"),
-            kind="stale_partition_epoch", broker=_int(attrs.get("requesting_broker")), **self.where))
+        self.findings.append(
+            Finding.make(
+                "stale_epoch_rejected",
+                INFO,
+                f"the controller rejected an AlterPartition from broker {attrs.get('requesting_broker')} carrying "
+                f"partition epoch {attrs.get('request_partition_epoch')}; the current one is "
+                f"{event.get('partition_epoch')} (the leader's view was stale; it retries with fresh metadata)",
+                [ref_of(event)],
+                controller_epoch=event.get("controller_epoch"),
+                ts=event.get("ts"),
+                kind="stale_partition_epoch",
+                broker=_int(attrs.get("requesting_broker")),
+                **self.where,
+            )
+        )
 
 
 def _rejection_reason(event: dict, attrs: dict) -> str:
@@ -443,8 +615,10 @@ def _rejection_reason(event: dict, attrs: dict) -> str:
     if attrs.get("request_leader_epoch") is not None:
         return f"its leader epoch {attrs['request_leader_epoch']} is not the current {event.get('leader_epoch')}"
     if attrs.get("new_isr") is not None:
-        return (f"the ISR {attrs['new_isr']} had more than one replica while the leader was still RECOVERING "
-                f"from an unclean election")
+        return (
+            f"the ISR {attrs['new_isr']} had more than one replica while the leader was still RECOVERING "
+            f"from an unclean election"
+        )
     if event.get("leader") is not None:
         return f"the current leader is {event['leader']}"
     return "rejected"

@@ -14,33 +14,55 @@ import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .findings import CRITICAL, ERROR, INFO, WARNING, Finding, ref_of
-from kafka_forensics.statemachines.invariants import (
-    CONTROLLER_EPOCH_REGRESSION, EMPTY_ISR, ISR_NOT_SUBSET_OF_REPLICAS, LEADER_EPOCH_REGRESSION,
-    LEADER_EPOCH_REUSED, LEADER_NOT_IN_ISR, PARTITION_EPOCH_REGRESSION, RECOVERING_ISR_NOT_SINGLETON,
-    PartitionSnapshot, check_progression, check_snapshot,
-)
-from .partition_view import Observation
 from kafka_forensics.core.eras import VersionRange
+from kafka_forensics.statemachines.invariants import (
+    CONTROLLER_EPOCH_REGRESSION,
+    EMPTY_ISR,
+    ISR_NOT_SUBSET_OF_REPLICAS,
+    LEADER_EPOCH_REGRESSION,
+    LEADER_EPOCH_REUSED,
+    LEADER_NOT_IN_ISR,
+    PARTITION_EPOCH_REGRESSION,
+    RECOVERING_ISR_NOT_SINGLETON,
+    PartitionSnapshot,
+    check_progression,
+    check_snapshot,
+)
+
+from .findings import CRITICAL, ERROR, INFO, WARNING, Finding, ref_of
+from .partition_view import Observation
 
 _KRAFT_CHECK_VERSION = "3.9"  # KRaft keeps the ZK invariants by construction (reference §7.2)
 
 _SNAPSHOT_TEXT = {
-    LEADER_NOT_IN_ISR: (ERROR, "leader {leader} is not in ISR {isr} (I2: every election takes the leader from the ISR)"),
-    ISR_NOT_SUBSET_OF_REPLICAS: (WARNING, "ISR {isr} is not within the replicas {replicas} (I3; legal only for a "
-                                          "moment while a reassignment completes, KAFKA-9672)"),
+    LEADER_NOT_IN_ISR: (
+        ERROR,
+        "leader {leader} is not in ISR {isr} (I2: every election takes the leader from the ISR)",
+    ),
+    ISR_NOT_SUBSET_OF_REPLICAS: (
+        WARNING,
+        "ISR {isr} is not within the replicas {replicas} (I3; legal only for a "
+        "moment while a reassignment completes, KAFKA-9672)",
+    ),
     EMPTY_ISR: (ERROR, "ISR is empty (I4: releases {versions} never write an empty ISR)"),
     RECOVERING_ISR_NOT_SINGLETON: (ERROR, "leader {leader} is RECOVERING but the ISR is {isr} (I15, KIP-704)"),
 }
 _PROGRESSION_TEXT = {
-    LEADER_EPOCH_REGRESSION: (ERROR, "leader epoch went back from {prev_le} to {le} (I8: every controller decision "
-                                     "writes leaderEpoch+1)"),
+    LEADER_EPOCH_REGRESSION: (
+        ERROR,
+        "leader epoch went back from {prev_le} to {le} (I8: every controller decision writes leaderEpoch+1)",
+    ),
     LEADER_EPOCH_REUSED: (ERROR, "leader epoch {le} was used by leader {prev_leader} and then by leader {leader} (I8)"),
-    PARTITION_EPOCH_REGRESSION: (ERROR, "partition epoch (zkVersion) went back from {prev_pe} to {pe} (I9: "
-                                        "conditional writes only ever increment it)"),
-    CONTROLLER_EPOCH_REGRESSION: (ERROR, "the partition state was written by controller epoch {prev_ce} and later "
-                                         "shows controller epoch {ce} (I10: a newer controller's write was lost or "
-                                         "an older controller overwrote it)"),
+    PARTITION_EPOCH_REGRESSION: (
+        ERROR,
+        "partition epoch (zkVersion) went back from {prev_pe} to {pe} (I9: conditional writes only ever increment it)",
+    ),
+    CONTROLLER_EPOCH_REGRESSION: (
+        ERROR,
+        "the partition state was written by controller epoch {prev_ce} and later "
+        "shows controller epoch {ce} (I10: a newer controller's write was lost or "
+        "an older controller overwrote it)",
+    ),
 }
 
 
@@ -56,8 +78,12 @@ def snapshot_violations(obs: Observation, vrange: VersionRange) -> list[str]:
 @functools.lru_cache(maxsize=65536)
 def _snapshot_violations(leader, isr, replicas, recovering: bool, vrange: VersionRange) -> tuple[str, ...]:
     obs = Observation(leader=leader, isr=isr, replicas=replicas, recovering=recovering)
-    snap = PartitionSnapshot(leader=obs.leader, isr=obs.isr, replicas=obs.replicas,
-                             leader_recovery_state="RECOVERING" if obs.recovering else None)
+    snap = PartitionSnapshot(
+        leader=obs.leader,
+        isr=obs.isr,
+        replicas=obs.replicas,
+        leader_recovery_state="RECOVERING" if obs.recovering else None,
+    )
     if vrange.kraft:
         return tuple(check_snapshot(snap, _KRAFT_CHECK_VERSION))
     return tuple(vrange.common(lambda v: check_snapshot(snap, v)))
@@ -95,8 +121,18 @@ class SnapshotInvariants:
             if violation == ISR_NOT_SUBSET_OF_REPLICAS and g.get("resolved_by"):
                 severity = INFO
                 summary += f"; transient: resolved by {g['resolved_by']}"
-            out.append(Finding.make(violation, severity, summary, g["refs"], controller_epoch=g["epoch"],
-                                    ts=g["event"].get("ts"), kind="state", **self.where))
+            out.append(
+                Finding.make(
+                    violation,
+                    severity,
+                    summary,
+                    g["refs"],
+                    controller_epoch=g["epoch"],
+                    ts=g["event"].get("ts"),
+                    kind="state",
+                    **self.where,
+                )
+            )
         return out
 
 
@@ -109,13 +145,17 @@ class Progression:
     _last: dict = field(default_factory=dict)  # lane -> (PartitionSnapshot, ref, incarnation)
     found: list = field(default_factory=list)
 
-    def observe(self, lane, obs: Observation, event: dict, epoch: int, incarnation: int,
-                broker: Optional[int] = None) -> None:
+    def observe(
+        self, lane, obs: Observation, event: dict, epoch: int, incarnation: int, broker: Optional[int] = None
+    ) -> None:
         if obs.leader_epoch is None and obs.partition_epoch is None and obs.state_controller_epoch is None:
             return
-        snap = PartitionSnapshot(leader=obs.leader if obs.leader is None or obs.leader >= 0 else None,
-                                 leader_epoch=obs.leader_epoch, partition_epoch=obs.partition_epoch,
-                                 controller_epoch=obs.state_controller_epoch)
+        snap = PartitionSnapshot(
+            leader=obs.leader if obs.leader is None or obs.leader >= 0 else None,
+            leader_epoch=obs.leader_epoch,
+            partition_epoch=obs.partition_epoch,
+            controller_epoch=obs.state_controller_epoch,
+        )
         prev = self._last.get(lane)
         if prev is not None and prev[2] != incarnation:
             prev = None  # another incarnation of the partition: nothing to compare with
@@ -124,24 +164,43 @@ class Progression:
             assert prev is not None
             severity, text = _PROGRESSION_TEXT[violation]
             p = prev[0]
-            summary = text.format(prev_le=p.leader_epoch, le=snap.leader_epoch, prev_pe=p.partition_epoch,
-                                  pe=snap.partition_epoch, prev_ce=p.controller_epoch, ce=snap.controller_epoch,
-                                  prev_leader=p.leader, leader=snap.leader)
+            summary = text.format(
+                prev_le=p.leader_epoch,
+                le=snap.leader_epoch,
+                prev_pe=p.partition_epoch,
+                pe=snap.partition_epoch,
+                prev_ce=p.controller_epoch,
+                ce=snap.controller_epoch,
+                prev_leader=p.leader,
+                leader=snap.leader,
+            )
             if broker is not None:
                 summary = f"broker {broker}: {summary}"
-            self.found.append(Finding.make(violation, severity, summary, [prev[1], ref_of(event)],
-                                           controller_epoch=epoch, ts=event.get("ts"), kind=self.kind,
-                                           broker=broker, **self.where))
+            self.found.append(
+                Finding.make(
+                    violation,
+                    severity,
+                    summary,
+                    [prev[1], ref_of(event)],
+                    controller_epoch=epoch,
+                    ts=event.get("ts"),
+                    kind=self.kind,
+                    broker=broker,
+                    **self.where,
+                )
+            )
         if violations:
             return  # keep the higher baseline: one stale line gives one finding, not a cascade
         if prev is not None:
             p = prev[0]
             snap = PartitionSnapshot(
-                leader=snap.leader if snap.leader is not None or snap.leader_epoch not in (None, p.leader_epoch)
+                leader=snap.leader
+                if snap.leader is not None or snap.leader_epoch not in (None, p.leader_epoch)
                 else p.leader,
                 leader_epoch=snap.leader_epoch if snap.leader_epoch is not None else p.leader_epoch,
                 partition_epoch=snap.partition_epoch if snap.partition_epoch is not None else p.partition_epoch,
-                controller_epoch=_max(p.controller_epoch, snap.controller_epoch))
+                controller_epoch=_max(p.controller_epoch, snap.controller_epoch),
+            )
         self._last[lane] = (snap, ref_of(event), incarnation)
 
 
@@ -151,16 +210,35 @@ def _max(a: Optional[int], b: Optional[int]) -> Optional[int]:
     return a
 
 
-def unclean_finding(where: dict, event: dict, epoch: int, new_leader: Optional[int], previous_isr, previous_ref: Optional[str],
-                    logged: bool) -> Finding:
+def unclean_finding(
+    where: dict,
+    event: dict,
+    epoch: int,
+    new_leader: Optional[int],
+    previous_isr,
+    previous_ref: Optional[str],
+    logged: bool,
+) -> Finding:
     """I11/A18: a leader from outside the ISR; the log says so (``logged``) or the states show it."""
     if logged:
-        summary = (f"unclean leader election: leader {new_leader} was elected from outside the ISR; messages "
-                   f"committed only on the old ISR are lost (I11; KIP-101 / KAFKA-6361 divergence risk)")
+        summary = (
+            f"unclean leader election: leader {new_leader} was elected from outside the ISR; messages "
+            f"committed only on the old ISR are lost (I11; KIP-101 / KAFKA-6361 divergence risk)"
+        )
         evidence = [ref_of(event)]
     else:
-        summary = (f"leader {new_leader} is not in the previous ISR {_fmt(previous_isr)}: an unclean election "
-                   f"(or lost lines that expanded the ISR); committed data may be lost (I11)")
+        summary = (
+            f"leader {new_leader} is not in the previous ISR {_fmt(previous_isr)}: an unclean election "
+            f"(or lost lines that expanded the ISR); committed data may be lost (I11)"
+        )
         evidence = [previous_ref, ref_of(event)] if previous_ref else [ref_of(event)]
-    return Finding.make("unclean_election", CRITICAL, summary, evidence, controller_epoch=epoch, ts=event.get("ts"),
-                        kind="logged" if logged else "inferred", **where)
+    return Finding.make(
+        "unclean_election",
+        CRITICAL,
+        summary,
+        evidence,
+        controller_epoch=epoch,
+        ts=event.get("ts"),
+        kind="logged" if logged else "inferred",
+        **where,
+    )

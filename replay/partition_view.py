@@ -19,11 +19,26 @@ BROKER_VIEW = "broker_view"
 LEADER_ISR_CHANGE = "leader_isr_change"
 FAILURE = "failure"
 
-DECISION_TYPES = frozenset({"partition_state_change", "partition_isr_removed", "leader_elected", "leader_selected",
-                            "unclean_leader_election", "kraft_partition_change"})
+DECISION_TYPES = frozenset(
+    {
+        "partition_state_change",
+        "partition_isr_removed",
+        "leader_elected",
+        "leader_selected",
+        "unclean_leader_election",
+        "kraft_partition_change",
+    }
+)
 CONTROLLER_VIEW_TYPES = frozenset({"send_leader_and_isr", "send_update_metadata", "leader_cache_updated"})
-BROKER_VIEW_TYPES = frozenset({"broker_leader_and_isr_received", "broker_metadata_cached", "broker_leader_unavailable",
-                               "leader_starts", "follower_starts"})
+BROKER_VIEW_TYPES = frozenset(
+    {
+        "broker_leader_and_isr_received",
+        "broker_metadata_cached",
+        "broker_leader_unavailable",
+        "leader_starts",
+        "follower_starts",
+    }
+)
 LEADER_ISR_TYPES = frozenset({"isr_shrink", "isr_expand", "isr_updated"})
 FAILURE_TYPES = frozenset({"partition_state_change_failed", "no_replica_alive", "replica_state_change_failed"})
 

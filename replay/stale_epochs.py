@@ -43,10 +43,20 @@ def group_key(event: dict) -> tuple:
     """(kind, refusing broker, controller id, stale epoch, latest epoch) of one refusal line."""
     attrs = event.get("attrs") or {}
     if event["event_type"] == REJECTED:
-        return ("broker_refused", event.get("broker"), event.get("controller_id"), event.get("controller_epoch"),
-                _int(attrs.get("latest_controller_epoch")))
-    return ("controller_got_error_11", event.get("target_broker"), event.get("controller_id"),
-            event.get("controller_epoch"), None)
+        return (
+            "broker_refused",
+            event.get("broker"),
+            event.get("controller_id"),
+            event.get("controller_epoch"),
+            _int(attrs.get("latest_controller_epoch")),
+        )
+    return (
+        "controller_got_error_11",
+        event.get("target_broker"),
+        event.get("controller_id"),
+        event.get("controller_epoch"),
+        None,
+    )
 
 
 def _int(text: Optional[str]) -> Optional[int]:
@@ -65,10 +75,23 @@ def stale_epoch_finding(cluster: str, events: list[dict]) -> Finding:
     who = f"controller {controller}" if controller is not None else "a controller"
     if kind == "broker_refused":
         newer = f"; it already knew epoch {latest}" if latest is not None else ""
-        summary = (f"broker {broker} ignored a request from {who} with stale controller epoch {epoch}{newer}{times}: "
-                   f"that controller was deposed but still sending requests (zombie controller, I6)")
+        summary = (
+            f"broker {broker} ignored a request from {who} with stale controller epoch {epoch}{newer}{times}: "
+            f"that controller was deposed but still sending requests (zombie controller, I6)"
+        )
     else:
-        summary = (f"{who} (epoch {epoch}) got STALE_CONTROLLER_EPOCH (error 11) from broker {broker}{times}: "
-                   f"a newer controller exists and this one is a zombie (I6)")
-    return Finding.make("stale_epoch_rejected", WARNING, summary, [ref_of(e) for e in events], cluster=cluster,
-                        controller_epoch=epoch, ts=events[0].get("ts"), kind=kind, broker=broker)
+        summary = (
+            f"{who} (epoch {epoch}) got STALE_CONTROLLER_EPOCH (error 11) from broker {broker}{times}: "
+            f"a newer controller exists and this one is a zombie (I6)"
+        )
+    return Finding.make(
+        "stale_epoch_rejected",
+        WARNING,
+        summary,
+        [ref_of(e) for e in events],
+        cluster=cluster,
+        controller_epoch=epoch,
+        ts=events[0].get("ts"),
+        kind=kind,
+        broker=broker,
+    )

@@ -13,8 +13,18 @@ from typing import Iterable, Optional
 
 import plotly.graph_objects as go
 
-from .model import BrokerInterval, ControllerEpoch, Count, FindingRow, PartitionStory, RateSeries, ReportData, \
-    SEVERITY_ORDER, StateInterval, TransitionMatrix
+from .model import (
+    SEVERITY_ORDER,
+    BrokerInterval,
+    ControllerEpoch,
+    Count,
+    FindingRow,
+    PartitionStory,
+    RateSeries,
+    ReportData,
+    StateInterval,
+    TransitionMatrix,
+)
 from .style import CONTROLLER_PALETTE, FONT_STACK, ROLE_COLORS, SEVERITY_COLORS, UNKNOWN_COLOR, state_color
 
 MAX_MARKED_FAILOVERS = 40  # vertical failover lines with a label; more would be unreadable
@@ -68,32 +78,61 @@ class _Window:
         return plot_time(start), length.total_seconds() * 1000.0
 
 
-def _bars(name: str, color: str, rows: list[tuple[str, str, float, str]], legendgroup: str, showlegend=True,
-          text: Optional[list[str]] = None, visible=True) -> go.Bar:
+def _bars(
+    name: str,
+    color: str,
+    rows: list[tuple[str, str, float, str]],
+    legendgroup: str,
+    showlegend=True,
+    text: Optional[list[str]] = None,
+    visible=True,
+) -> go.Bar:
     """Horizontal bars on a date axis: rows of (lane, base, length ms, hover html)."""
     return go.Bar(
-        name=name, legendgroup=legendgroup, showlegend=showlegend, visible=visible, orientation="h",
-        y=[r[0] for r in rows], base=[r[1] for r in rows], x=[r[2] for r in rows],
-        hovertext=[r[3] for r in rows], hovertemplate="%{hovertext}<extra></extra>",
+        name=name,
+        legendgroup=legendgroup,
+        showlegend=showlegend,
+        visible=visible,
+        orientation="h",
+        y=[r[0] for r in rows],
+        base=[r[1] for r in rows],
+        x=[r[2] for r in rows],
+        hovertext=[r[3] for r in rows],
+        hovertemplate="%{hovertext}<extra></extra>",
         marker=dict(color=color, line=dict(color="rgba(255,255,255,0.9)", width=1)),
-        text=text, textposition="inside", insidetextanchor="middle", textfont=dict(color="#ffffff", size=11),
+        text=text,
+        textposition="inside",
+        insidetextanchor="middle",
+        textfont=dict(color="#ffffff", size=11),
         cliponaxis=True,
     )
 
 
-def _markers(name: str, lane: str, points: list[tuple[str, str]], color: str, symbol: str, size=11,
-             visible=True, legendgroup: Optional[str] = None) -> go.Scatter:
+def _markers(
+    name: str,
+    lane: str,
+    points: list[tuple[str, str]],
+    color: str,
+    symbol: str,
+    size=11,
+    visible=True,
+    legendgroup: Optional[str] = None,
+) -> go.Scatter:
     return go.Scatter(
-        name=name, legendgroup=legendgroup or name, visible=visible, mode="markers",
-        x=[p[0] for p in points], y=[lane] * len(points), hovertext=[p[1] for p in points],
+        name=name,
+        legendgroup=legendgroup or name,
+        visible=visible,
+        mode="markers",
+        x=[p[0] for p in points],
+        y=[lane] * len(points),
+        hovertext=[p[1] for p in points],
         hovertemplate="%{hovertext}<extra></extra>",
         marker=dict(color=color, symbol=symbol, size=size, line=dict(color="#111827", width=1)),
     )
 
 
 def _finding_hover(f: FindingRow) -> str:
-    return (f"<b>{_t(f.severity)}</b> {_t(f.rule)}<br>{_t(f.where)} · {_t(plot_time(f.ts))}"
-            f"<br>{_wrap(f.summary)}")
+    return f"<b>{_t(f.severity)}</b> {_t(f.rule)}<br>{_t(f.where)} · {_t(plot_time(f.ts))}<br>{_wrap(f.summary)}"
 
 
 def _wrap(text: str, width: int = 90, max_lines: int = 6) -> str:
@@ -128,8 +167,10 @@ def lanes_figure(data: ReportData) -> go.Figure:
         if data.findings:
             lanes.append(_lane("findings", cluster))
         lanes.append(_lane("controller", cluster))
-        lanes.extend(_lane(f"broker {b}", cluster) for b in sorted({b.broker for b in data.broker_intervals
-                                                                     if b.cluster == cluster}))
+        lanes.extend(
+            _lane(f"broker {b}", cluster)
+            for b in sorted({b.broker for b in data.broker_intervals if b.cluster == cluster})
+        )
     for cid in controller_ids:
         rows, labels = [], []
         for c in (c for c in data.controllers if c.controller_id == cid):
@@ -156,31 +197,47 @@ def lanes_figure(data: ReportData) -> go.Figure:
     for sev in SEVERITY_ORDER:
         found = [f for f in data.findings if f.severity == sev and f.ts is not None]
         if found:
-            trace = _markers(f"finding: {sev}", "", [(plot_time(f.ts), _finding_hover(f)) for f in found],
-                             SEVERITY_COLORS[sev], "diamond", size=10)
+            trace = _markers(
+                f"finding: {sev}",
+                "",
+                [(plot_time(f.ts), _finding_hover(f)) for f in found],
+                SEVERITY_COLORS[sev],
+                "diamond",
+                size=10,
+            )
             trace.y = [_lane("findings", f.cluster) for f in found]
             traces.append(trace)
     shapes, annotations = _failover_marks(data.controllers)
     fig = go.Figure(traces)
-    fig.update_layout(**_base_layout(
-        barmode="overlay", height=max(300, 150 + 34 * len(lanes)), shapes=shapes, annotations=annotations,
-        xaxis=dict(type="date"),
-        yaxis=dict(type="category", categoryorder="array", categoryarray=lanes, autorange="reversed"),
-        margin=dict(l=150, r=30, t=40, b=110),
-        legend=dict(orientation="h", yanchor="top", y=-0.12, xanchor="left", x=0, font=dict(size=11))))
+    fig.update_layout(
+        **_base_layout(
+            barmode="overlay",
+            height=max(300, 150 + 34 * len(lanes)),
+            shapes=shapes,
+            annotations=annotations,
+            xaxis=dict(type="date"),
+            yaxis=dict(type="category", categoryorder="array", categoryarray=lanes, autorange="reversed"),
+            margin=dict(l=150, r=30, t=40, b=110),
+            legend=dict(orientation="h", yanchor="top", y=-0.12, xanchor="left", x=0, font=dict(size=11)),
+        )
+    )
     return fig
 
 
 def _controller_hover(c: ControllerEpoch) -> str:
     how = "elected" if c.elected else "inferred from its own lines"
     ev = "<br>".join(_t(e) for e in c.evidence[:3])
-    return (f"<b>controller {c.controller_label}, epoch {c.epoch}</b> ({how})<br>{_t(plot_time(c.ts_start))} → "
-            f"{_t(plot_time(c.ts_end)) if c.ts_end else 'end of logs'}<br>{c.n_actions:,} action line(s)<br>{ev}")
+    return (
+        f"<b>controller {c.controller_label}, epoch {c.epoch}</b> ({how})<br>{_t(plot_time(c.ts_start))} → "
+        f"{_t(plot_time(c.ts_end)) if c.ts_end else 'end of logs'}<br>{c.n_actions:,} action line(s)<br>{ev}"
+    )
 
 
 def _broker_hover(b: BrokerInterval) -> str:
-    return (f"<b>broker {b.broker}: {_t(b.state)}</b><br>{_t(plot_time(b.ts_start))} → "
-            f"{_t(plot_time(b.ts_end)) if b.ts_end else 'end of logs'}<br>{_t(b.evidence)}")
+    return (
+        f"<b>broker {b.broker}: {_t(b.state)}</b><br>{_t(plot_time(b.ts_start))} → "
+        f"{_t(plot_time(b.ts_end)) if b.ts_end else 'end of logs'}<br>{_t(b.evidence)}"
+    )
 
 
 def _failover_marks(controllers: list[ControllerEpoch]) -> tuple[list[dict], list[dict]]:
@@ -193,27 +250,51 @@ def _failover_marks(controllers: list[ControllerEpoch]) -> tuple[list[dict], lis
         if c.ts_start is None or len(shapes) >= MAX_MARKED_FAILOVERS:
             continue
         x = plot_time(c.ts_start)
-        shapes.append(dict(type="line", xref="x", yref="paper", x0=x, x1=x, y0=0, y1=1,
-                           line=dict(color="#0f172a", width=1.5, dash="dash")))
-        annotations.append(dict(x=x, xref="x", y=1.0, yref="paper", yanchor="bottom", showarrow=False,
-                                text=f"failover → {c.controller_label} (epoch {c.epoch})",
-                                font=dict(size=11, color="#0f172a"), bgcolor="rgba(255,255,255,0.85)"))
+        shapes.append(
+            dict(
+                type="line",
+                xref="x",
+                yref="paper",
+                x0=x,
+                x1=x,
+                y0=0,
+                y1=1,
+                line=dict(color="#0f172a", width=1.5, dash="dash"),
+            )
+        )
+        annotations.append(
+            dict(
+                x=x,
+                xref="x",
+                y=1.0,
+                yref="paper",
+                yanchor="bottom",
+                showarrow=False,
+                text=f"failover → {c.controller_label} (epoch {c.epoch})",
+                font=dict(size=11, color="#0f172a"),
+                bgcolor="rgba(255,255,255,0.85)",
+            )
+        )
     return shapes, annotations
 
 
 # ---- per-partition leader / ISR Gantt ------------------------------------------------------------
 def _interval_hover(title: str, i: StateInterval) -> str:
-    return (f"<b>{title}</b><br>{_t(plot_time(i.ts_start))} → "
-            f"{_t(plot_time(i.ts_end)) if i.ts_end else 'end of logs'}<br>state {_t(i.state or 'not logged')}, "
-            f"leader {_t(i.leader)}, ISR {_ints(i.isr)}, replicas {_ints(i.replicas)}<br>leader epoch "
-            f"{_t(i.leader_epoch)}, controller epoch {_t(i.controller_epoch)}<br>opened by {_t(i.cause_event_type)} at "
-            f"{_t(i.cause)}")
+    return (
+        f"<b>{title}</b><br>{_t(plot_time(i.ts_start))} → "
+        f"{_t(plot_time(i.ts_end)) if i.ts_end else 'end of logs'}<br>state {_t(i.state or 'not logged')}, "
+        f"leader {_t(i.leader)}, ISR {_ints(i.isr)}, replicas {_ints(i.replicas)}<br>leader epoch "
+        f"{_t(i.leader_epoch)}, controller epoch {_t(i.controller_epoch)}<br>opened by {_t(i.cause_event_type)} at "
+        f"{_t(i.cause)}"
+    )
 
 
 def _role_hover(name: str, broker: int, role: str, i: StateInterval) -> str:
     """Shorter than the state lane's hover (one bar per broker per interval: the bulk of the bytes)."""
-    return (f"<b>{name}: broker {broker} {role}</b><br>{_t(plot_time(i.ts_start))} → "
-            f"{_t(plot_time(i.ts_end)) if i.ts_end else 'end of logs'}<br>leader {_t(i.leader)}, ISR {_ints(i.isr)}")
+    return (
+        f"<b>{name}: broker {broker} {role}</b><br>{_t(plot_time(i.ts_start))} → "
+        f"{_t(plot_time(i.ts_end)) if i.ts_end else 'end of logs'}<br>leader {_t(i.leader)}, ISR {_ints(i.isr)}"
+    )
 
 
 def _story_traces(story: PartitionStory, win: _Window, visible: bool) -> tuple[list, list[str]]:
@@ -223,9 +304,11 @@ def _story_traces(story: PartitionStory, win: _Window, visible: bool) -> tuple[l
     if story.marks:
         lanes.append("findings")
     lanes.append("partition state")
-    brokers = sorted({b for i in story.intervals for b in (i.replicas or ()) + (i.isr or ())}
-                     | {i.leader for i in story.intervals if i.leader is not None and i.leader >= 0}
-                     | {r.replica for r in story.replica_intervals if r.replica is not None})
+    brokers = sorted(
+        {b for i in story.intervals for b in (i.replicas or ()) + (i.isr or ())}
+        | {i.leader for i in story.intervals if i.leader is not None and i.leader >= 0}
+        | {r.replica for r in story.replica_intervals if r.replica is not None}
+    )
     for b in brokers:
         lanes.append(f"broker {b} · role")
         if any(r.replica == b for r in story.replica_intervals):
@@ -235,7 +318,8 @@ def _story_traces(story: PartitionStory, win: _Window, visible: bool) -> tuple[l
         bar = win.bar(i.ts_start, i.ts_end)
         if bar:
             by_state.setdefault(i.state or "not logged", []).append(
-                ("partition state", *bar, _interval_hover(f"{name}: {_t(i.state or 'not logged')}", i)))
+                ("partition state", *bar, _interval_hover(f"{name}: {_t(i.state or 'not logged')}", i))
+            )
     for state, rows in sorted(by_state.items()):
         traces.append(_bars(state, state_color(state), rows, f"state {state}", visible=visible))
     by_role: dict[str, list] = {}
@@ -262,17 +346,25 @@ def _story_traces(story: PartitionStory, win: _Window, visible: bool) -> tuple[l
         bar = win.bar(r.ts_start, r.ts_end)
         if bar:
             by_rstate.setdefault(r.state or "not logged", []).append(
-                (f"broker {r.replica} · replica", *bar,
-                 _interval_hover(f"{name}: replica {r.replica} {_t(r.state or 'not logged')}", r)))
+                (
+                    f"broker {r.replica} · replica",
+                    *bar,
+                    _interval_hover(f"{name}: replica {r.replica} {_t(r.state or 'not logged')}", r),
+                )
+            )
     for state, rows in sorted(by_rstate.items()):
         traces.append(_bars(state, state_color(state), rows, f"state {state}", visible=visible))
     traces.extend(_change_markers(story, name, visible))
     for sev in SEVERITY_ORDER:
-        pts = [(plot_time(m.ts), f"<b>{_t(m.severity)}</b> {_t(m.rule)}<br>{_wrap(m.summary)}")
-               for m in story.marks if m.severity == sev and m.ts is not None]
+        pts = [
+            (plot_time(m.ts), f"<b>{_t(m.severity)}</b> {_t(m.rule)}<br>{_wrap(m.summary)}")
+            for m in story.marks
+            if m.severity == sev and m.ts is not None
+        ]
         if pts:
-            traces.append(_markers(f"finding: {sev}", "findings", pts, SEVERITY_COLORS[sev], "diamond",
-                                   visible=visible))
+            traces.append(
+                _markers(f"finding: {sev}", "findings", pts, SEVERITY_COLORS[sev], "diamond", visible=visible)
+            )
     return traces, lanes
 
 
@@ -288,9 +380,13 @@ def _change_markers(story: PartitionStory, name: str, visible: bool) -> list:
             old, new = set(prev.isr or ()), set(i.isr or ())
             if prev.isr is not None and i.isr is not None:
                 if new < old or (old - new and not new - old):
-                    shrink_pts.append((x, f"<b>{name}: ISR shrink {_ints(prev.isr)} → {_ints(i.isr)}</b><br>{_t(i.cause)}"))
+                    shrink_pts.append(
+                        (x, f"<b>{name}: ISR shrink {_ints(prev.isr)} → {_ints(i.isr)}</b><br>{_t(i.cause)}")
+                    )
                 elif new > old or (new - old and not old - new):
-                    expand_pts.append((x, f"<b>{name}: ISR expand {_ints(prev.isr)} → {_ints(i.isr)}</b><br>{_t(i.cause)}"))
+                    expand_pts.append(
+                        (x, f"<b>{name}: ISR expand {_ints(prev.isr)} → {_ints(i.isr)}</b><br>{_t(i.cause)}")
+                    )
         prev = i
     out = []
     if leader_pts:
@@ -317,25 +413,44 @@ def partitions_figure(stories: list[PartitionStory], window_start, window_end) -
     for n, story in enumerate(stories):
         lo, hi = spans[n]
         visible = [lo <= k < hi for k in range(len(traces))]
-        views.append({"visible": visible, "layout": {
-            "title.text": _title(story), "yaxis.categoryarray": lane_sets[n],
-            "height": _gantt_height(lane_sets[n]), "xaxis.autorange": True}})
+        views.append(
+            {
+                "visible": visible,
+                "layout": {
+                    "title.text": _title(story),
+                    "yaxis.categoryarray": lane_sets[n],
+                    "height": _gantt_height(lane_sets[n]),
+                    "xaxis.autorange": True,
+                },
+            }
+        )
     fig = go.Figure(traces)
     first = stories[0] if stories else None
-    fig.update_layout(**_base_layout(
-        barmode="overlay", height=_gantt_height(lane_sets[0] if lane_sets else []),
-        title=dict(text=_title(first) if first else "", x=0, xanchor="left", font=dict(size=14)),
-        xaxis=dict(type="date"),
-        yaxis=dict(type="category", categoryorder="array", categoryarray=lane_sets[0] if lane_sets else [],
-                   autorange="reversed"),
-        margin=dict(l=150, r=30, t=50, b=110),
-        legend=dict(orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0, font=dict(size=11))))
+    fig.update_layout(
+        **_base_layout(
+            barmode="overlay",
+            height=_gantt_height(lane_sets[0] if lane_sets else []),
+            title=dict(text=_title(first) if first else "", x=0, xanchor="left", font=dict(size=14)),
+            xaxis=dict(type="date"),
+            yaxis=dict(
+                type="category",
+                categoryorder="array",
+                categoryarray=lane_sets[0] if lane_sets else [],
+                autorange="reversed",
+            ),
+            margin=dict(l=150, r=30, t=50, b=110),
+            legend=dict(orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0, font=dict(size=11)),
+        )
+    )
     return fig, views
 
 
 def _title(story: PartitionStory) -> str:
-    shown = (f"{len(story.intervals):,} interval(s)" if len(story.intervals) == story.intervals_total
-             else f"first {len(story.intervals):,} of {story.intervals_total:,} intervals")
+    shown = (
+        f"{len(story.intervals):,} interval(s)"
+        if len(story.intervals) == story.intervals_total
+        else f"first {len(story.intervals):,} of {story.intervals_total:,} intervals"
+    )
     return f"<b>{_t(story.label)}</b> · {story.findings:,} finding(s) · {shown}"
 
 
@@ -356,39 +471,85 @@ def matrix_figure(matrix: TransitionMatrix) -> go.Figure:
         if r is None or c is None:
             continue
         z[r][c] = cell.count
-        note = (f"<br><b>{cell.illegal_count:,} illegal</b> in the era that wrote them" if cell.illegal_count
-                else "<br>legal in the era that wrote them")
-        hover[r][c] = (f"<b>{_t(cell.from_state)} → {_t(cell.to_state)}</b>: {cell.count:,} line(s){note}"
-                       f"<br>eras: {_t(', '.join(cell.eras))}")
+        note = (
+            f"<br><b>{cell.illegal_count:,} illegal</b> in the era that wrote them"
+            if cell.illegal_count
+            else "<br>legal in the era that wrote them"
+        )
+        hover[r][c] = (
+            f"<b>{_t(cell.from_state)} → {_t(cell.to_state)}</b>: {cell.count:,} line(s){note}"
+            f"<br>eras: {_t(', '.join(cell.eras))}"
+        )
         if cell.illegal_count:
             illegal_x.append(cell.to_state)
             illegal_y.append(cell.from_state)
             illegal_text.append(hover[r][c])
     heat = go.Heatmap(
-        x=states, y=states, z=z, text=[[("" if v is None else f"{v:,}") for v in row] for row in z],
-        texttemplate="%{text}", hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
-        colorscale="Blues", showscale=False, xgap=2, ygap=2, name="transitions")
+        x=states,
+        y=states,
+        z=z,
+        text=[[("" if v is None else f"{v:,}") for v in row] for row in z],
+        texttemplate="%{text}",
+        hovertext=hover,
+        hovertemplate="%{hovertext}<extra></extra>",
+        colorscale="Blues",
+        showscale=False,
+        xgap=2,
+        ygap=2,
+        name="transitions",
+    )
     traces = [heat]
     if illegal_x:
-        traces.append(go.Scatter(
-            x=illegal_x, y=illegal_y, mode="markers", name="illegal in its era", hovertext=illegal_text,
-            hovertemplate="%{hovertext}<extra></extra>",
-            marker=dict(symbol="square-open", size=38, color="#dc2626", line=dict(width=3))))
+        traces.append(
+            go.Scatter(
+                x=illegal_x,
+                y=illegal_y,
+                mode="markers",
+                name="illegal in its era",
+                hovertext=illegal_text,
+                hovertemplate="%{hovertext}<extra></extra>",
+                marker=dict(symbol="square-open", size=38, color="#dc2626", line=dict(width=3)),
+            )
+        )
     fig = go.Figure(traces)
-    fig.update_layout(**_base_layout(
-        title=dict(text=f"<b>{matrix.entity}</b>: from-state (rows) → to-state (columns)", x=0, xanchor="left",
-                   y=0.99, yanchor="top", yref="container", font=dict(size=14)),
-        height=max(300, 130 + 46 * len(states)), showlegend=bool(illegal_x),
-        xaxis=dict(type="category", side="top", tickangle=-30),
-        yaxis=dict(type="category", autorange="reversed"),
-        margin=dict(l=190, r=20, t=150, b=30),
-        legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="left", x=0)))
+    fig.update_layout(
+        **_base_layout(
+            title=dict(
+                text=f"<b>{matrix.entity}</b>: from-state (rows) → to-state (columns)",
+                x=0,
+                xanchor="left",
+                y=0.99,
+                yanchor="top",
+                yref="container",
+                font=dict(size=14),
+            ),
+            height=max(300, 130 + 46 * len(states)),
+            showlegend=bool(illegal_x),
+            xaxis=dict(type="category", side="top", tickangle=-30),
+            yaxis=dict(type="category", autorange="reversed"),
+            margin=dict(l=190, r=20, t=150, b=30),
+            legend=dict(orientation="h", yanchor="top", y=-0.02, xanchor="left", x=0),
+        )
+    )
     return fig
 
 
 # ---- event rate, quarantine ---------------------------------------------------------------------
-RATE_COLORS = ("#2563eb", "#16a34a", "#dc2626", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#65a30d", "#ea580c",
-               "#4f46e5", "#0d9488", "#a16207", "#9333ea")
+RATE_COLORS = (
+    "#2563eb",
+    "#16a34a",
+    "#dc2626",
+    "#d97706",
+    "#7c3aed",
+    "#0891b2",
+    "#db2777",
+    "#65a30d",
+    "#ea580c",
+    "#4f46e5",
+    "#0d9488",
+    "#a16207",
+    "#9333ea",
+)
 OTHER_TYPES = "other types"
 
 
@@ -396,14 +557,27 @@ def rate_figure(rates: list[RateSeries], bucket_seconds: int) -> go.Figure:
     traces = []
     for n, series in enumerate(rates):
         color = "#9ca3af" if series.event_type == OTHER_TYPES else RATE_COLORS[n % len(RATE_COLORS)]
-        traces.append(go.Bar(marker=dict(color=color),
-            name=_t(series.event_type), x=[plot_time(p[0]) for p in series.points], y=[p[1] for p in series.points],
-            width=bucket_seconds * 1000.0, hovertemplate=f"{_t(series.event_type)}: %{{y:,}}<br>%{{x}}<extra></extra>"))
+        traces.append(
+            go.Bar(
+                marker=dict(color=color),
+                name=_t(series.event_type),
+                x=[plot_time(p[0]) for p in series.points],
+                y=[p[1] for p in series.points],
+                width=bucket_seconds * 1000.0,
+                hovertemplate=f"{_t(series.event_type)}: %{{y:,}}<br>%{{x}}<extra></extra>",
+            )
+        )
     fig = go.Figure(traces)
-    fig.update_layout(**_base_layout(
-        barmode="stack", bargap=0.05, height=380,
-        xaxis=dict(type="date", title=dict(text=f"time (UTC), {_bucket_text(bucket_seconds)} buckets")),
-        yaxis=dict(title=dict(text="events")), margin=dict(l=60, r=20, t=90, b=50)))
+    fig.update_layout(
+        **_base_layout(
+            barmode="stack",
+            bargap=0.05,
+            height=380,
+            xaxis=dict(type="date", title=dict(text=f"time (UTC), {_bucket_text(bucket_seconds)} buckets")),
+            yaxis=dict(title=dict(text="events")),
+            margin=dict(l=60, r=20, t=90, b=50),
+        )
+    )
     return fig
 
 
@@ -417,16 +591,38 @@ def _bucket_text(seconds: int) -> str:
 def quarantine_figure(counts: Iterable[Count]) -> go.Figure:
     counts = list(counts)
     short = [_t(c.label if len(c.label) <= 60 else c.label[:57] + "…") for c in counts]
-    fig = go.Figure([go.Bar(
-        orientation="h", y=short, x=[c.count for c in counts], marker=dict(color="#d97706"),
-        hovertext=[_wrap(c.label) for c in counts], hovertemplate="%{hovertext}: %{x:,} line(s)<extra></extra>",
-        name="quarantined")])
-    fig.update_layout(**_base_layout(
-        height=max(200, 90 + 32 * len(counts)), showlegend=False, bargap=0.35,
-        yaxis=dict(type="category", autorange="reversed", automargin=True),
-        xaxis=dict(title=dict(text="quarantined lines"), rangemode="tozero"), margin=dict(l=20, r=20, t=20, b=50)))
+    fig = go.Figure(
+        [
+            go.Bar(
+                orientation="h",
+                y=short,
+                x=[c.count for c in counts],
+                marker=dict(color="#d97706"),
+                hovertext=[_wrap(c.label) for c in counts],
+                hovertemplate="%{hovertext}: %{x:,} line(s)<extra></extra>",
+                name="quarantined",
+            )
+        ]
+    )
+    fig.update_layout(
+        **_base_layout(
+            height=max(200, 90 + 32 * len(counts)),
+            showlegend=False,
+            bargap=0.35,
+            yaxis=dict(type="category", autorange="reversed", automargin=True),
+            xaxis=dict(title=dict(text="quarantined lines"), rangemode="tozero"),
+            margin=dict(l=20, r=20, t=20, b=50),
+        )
+    )
     return fig
 
 
-__all__ = ["lanes_figure", "matrix_figure", "partitions_figure", "plot_time", "quarantine_figure", "rate_figure",
-           "UNKNOWN_COLOR"]
+__all__ = [
+    "UNKNOWN_COLOR",
+    "lanes_figure",
+    "matrix_figure",
+    "partitions_figure",
+    "plot_time",
+    "quarantine_figure",
+    "rate_figure",
+]

@@ -15,14 +15,20 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 from .figures import lanes_figure, matrix_figure, partitions_figure, plot_time, quarantine_figure, rate_figure
-from .model import ReportData, SEVERITY_ORDER
+from .model import SEVERITY_ORDER, ReportData
 from .style import page_css
 from .tables import FINDINGS_JS, common_prefix, esc, findings_table, grid_table, severity_chip
 
-CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
-       "font-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'")
-PLOT_CONFIG = {"displaylogo": False, "responsive": True, "typesetMath": False,
-               "modeBarButtonsToRemove": ["select2d", "lasso2d"]}
+CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; "
+    "font-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'"
+)
+PLOT_CONFIG = {
+    "displaylogo": False,
+    "responsive": True,
+    "typesetMath": False,
+    "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+}
 
 _BOOT_JS = r"""
 (function () {
@@ -52,8 +58,13 @@ def safe_json(obj) -> str:
 
 
 def _inert(text: str) -> str:
-    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 def figure_json(fig) -> str:
@@ -72,8 +83,10 @@ class _Page:
     def chart(self, chart_id: str, fig, css_class: str = "chart") -> None:
         self.figures += 1
         data_id = f"fig-{chart_id}"
-        self.add(f'<div id="chart-{chart_id}" class="{css_class}" data-figure="{data_id}"></div>'
-                 f'<script type="application/json" id="{data_id}">{figure_json(fig)}</script>')
+        self.add(
+            f'<div id="chart-{chart_id}" class="{css_class}" data-figure="{data_id}"></div>'
+            f'<script type="application/json" id="{data_id}">{figure_json(fig)}</script>'
+        )
 
 
 def render_report(data: ReportData, *, evidence_limit: int) -> str:
@@ -82,25 +95,33 @@ def render_report(data: ReportData, *, evidence_limit: int) -> str:
     prefix = common_prefix(refs)
     page = _Page()
     page.add(_summary(data, prefix))
-    page.add('<section id="lanes"><h2>Controllers and brokers over time</h2><p class="hint">Times are UTC. Top lane: '
-             'the findings listed below. Controller bars are coloured by broker and labelled with the epoch; dashed '
-             'lines mark failovers, stars elections. Broker lanes show liveness (alive, shutting down, dead, '
-             'fenced) as the controller saw it.</p>')
+    page.add(
+        '<section id="lanes"><h2>Controllers and brokers over time</h2><p class="hint">Times are UTC. Top lane: '
+        "the findings listed below. Controller bars are coloured by broker and labelled with the epoch; dashed "
+        "lines mark failovers, stars elections. Broker lanes show liveness (alive, shutting down, dead, "
+        "fenced) as the controller saw it.</p>"
+    )
     if data.controllers or data.broker_intervals or data.findings:
         page.chart("lanes", lanes_figure(data))
     else:
         page.add('<p class="hint">The logs name no controller and no broker liveness change.</p>')
     page.add("</section>")
-    page.add(f'<section id="findings"><h2>Findings ({len(data.findings):,} of {data.findings_total:,})</h2>'
-             '<p class="hint">Most severe first. Click a column header to sort; type to filter. Evidence paths are'
-             + (f' relative to <span class="ref">{esc(prefix)}</span>.' if prefix else " as cited.")
-             + "</p>" + findings_table(data.findings, prefix, evidence_limit) + "</section>")
+    page.add(
+        f'<section id="findings"><h2>Findings ({len(data.findings):,} of {data.findings_total:,})</h2>'
+        '<p class="hint">Most severe first. Click a column header to sort; type to filter. Evidence paths are'
+        + (f' relative to <span class="ref">{esc(prefix)}</span>.' if prefix else " as cited.")
+        + "</p>"
+        + findings_table(data.findings, prefix, evidence_limit)
+        + "</section>"
+    )
     page.add(_partitions_section(data, page))
-    page.add('<section id="transitions"><h2>State transitions</h2><p class="hint">Logged '
-             '<code>Changed state … from X to Y</code> lines, counted per from-state and to-state. A red box marks '
-             "a transition that the controller state machine of the era that wrote the line forbids (judged by "
-             "the line's dialect; the replay narrows it further with the broker's <code>Kafka version</code> "
-             "line).</p>")
+    page.add(
+        '<section id="transitions"><h2>State transitions</h2><p class="hint">Logged '
+        "<code>Changed state … from X to Y</code> lines, counted per from-state and to-state. A red box marks "
+        "a transition that the controller state machine of the era that wrote the line forbids (judged by "
+        "the line's dialect; the replay narrows it further with the broker's <code>Kafka version</code> "
+        "line).</p>"
+    )
     if any(m.cells for m in data.matrices):
         page.add('<div class="grid2">')
         for m in data.matrices:
@@ -108,8 +129,9 @@ def render_report(data: ReportData, *, evidence_limit: int) -> str:
                 page.chart(f"matrix-{m.entity}", matrix_figure(m))
         page.add("</div>")
     else:
-        page.add('<p class="hint">No state transition is logged (KRaft, or a ZooKeeper controller logging at '
-                 "INFO).</p>")
+        page.add(
+            '<p class="hint">No state transition is logged (KRaft, or a ZooKeeper controller logging at INFO).</p>'
+        )
     page.add("</section>")
     page.add('<section id="rates"><h2>Event rate by event type</h2>')
     if data.rates:
@@ -124,12 +146,20 @@ def render_report(data: ReportData, *, evidence_limit: int) -> str:
 
 def _document(data: ReportData, body: str) -> str:
     window = _window_text(data.window_start, data.window_end)
-    nav = "".join(f'<a href="#{a}">{t}</a>' for a, t in (
-        ("summary", "Summary"), ("lanes", "Controllers &amp; brokers"), ("findings", "Findings"),
-        ("partitions", "Partitions"), ("transitions", "Transitions"), ("rates", "Event rate"),
-        ("quarantine", "Quarantine")))
+    nav = "".join(
+        f'<a href="#{a}">{t}</a>'
+        for a, t in (
+            ("summary", "Summary"),
+            ("lanes", "Controllers &amp; brokers"),
+            ("findings", "Findings"),
+            ("partitions", "Partitions"),
+            ("transitions", "Transitions"),
+            ("rates", "Event rate"),
+            ("quarantine", "Quarantine"),
+        )
+    )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="referrer" content="no-referrer">'
@@ -138,9 +168,10 @@ def _document(data: ReportData, body: str) -> str:
         f"</head><body><header><h1>{esc(data.title)}</h1>"
         f'<div class="sub">{esc(window)} · from <span class="ref" style="color:#cbd5e1">{esc(data.source_dir)}</span>'
         f"</div></header><nav>{nav}</nav><main>{body}</main>"
-        '<footer>kafka-forensics report · one self-contained file: it loads nothing from the network.</footer>'
+        "<footer>kafka-forensics report · one self-contained file: it loads nothing from the network.</footer>"
         f'<script type="application/json" id="plot-config">{safe_json(PLOT_CONFIG)}</script>'
-        f"<script>{FINDINGS_JS}</script><script>{_BOOT_JS}</script></body></html>\n")
+        f"<script>{FINDINGS_JS}</script><script>{_BOOT_JS}</script></body></html>\n"
+    )
 
 
 def _window_text(start: Optional[datetime], end: Optional[datetime]) -> str:
@@ -154,15 +185,21 @@ def _duration(delta) -> str:
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
-    parts = [f"{days} d" if days else "", f"{hours} h" if hours else "", f"{minutes} min" if minutes else "",
-             f"{secs} s" if secs or not (days or hours or minutes) else ""]
+    parts = [
+        f"{days} d" if days else "",
+        f"{hours} h" if hours else "",
+        f"{minutes} min" if minutes else "",
+        f"{secs} s" if secs or not (days or hours or minutes) else "",
+    ]
     return " ".join(p for p in parts if p)
 
 
 def _card(key: str, value_html: str, detail_html: str = "", card_id: str = "") -> str:
     ident = f' id="{card_id}"' if card_id else ""
-    return (f'<div class="card"{ident}><div class="k">{esc(key)}</div><div class="v">{value_html}</div>'
-            f'<div class="d">{detail_html}</div></div>')
+    return (
+        f'<div class="card"{ident}><div class="k">{esc(key)}</div><div class="v">{value_html}</div>'
+        f'<div class="d">{detail_html}</div></div>'
+    )
 
 
 def _summary(data: ReportData, prefix: str) -> str:
@@ -175,54 +212,102 @@ def _summary(data: ReportData, prefix: str) -> str:
     versions = "; ".join(f"{esc(c.label)}" for c in data.kafka_versions) or "no <code>Kafka version</code> line"
     dialects = ", ".join(f"{esc(c.label)} ({c.count:,} lines)" for c in data.dialects)
     kinds = ", ".join(f"{esc(c.label)} {c.count:,}" for c in data.events_by_kind)
-    rec_ok = ('<span class="ok">✔ reconciled</span>' if rec.reconciled else '<span class="bad">✘ NOT reconciled</span>')
+    rec_ok = '<span class="ok">✔ reconciled</span>' if rec.reconciled else '<span class="bad">✘ NOT reconciled</span>'
     cards = [
-        _card("time window (UTC)", esc(_duration(data.window_end - data.window_start)) if data.window_start and
-              data.window_end else "unknown",
-              esc(f"{plot_time(data.window_start)} → {plot_time(data.window_end)}") if data.window_start else ""),
+        _card(
+            "time window (UTC)",
+            esc(_duration(data.window_end - data.window_start)) if data.window_start and data.window_end else "unknown",
+            esc(f"{plot_time(data.window_start)} → {plot_time(data.window_end)}") if data.window_start else "",
+        ),
         _card("brokers", f"{data.brokers_total:,}", esc(brokers)),
-        _card("Kafka", esc(data.kafka_versions[0].label.split(" (")[0]) if data.kafka_versions
-              else (esc(data.dialects[0].label) if data.dialects else "unknown"),
-              f"versions: {versions}<br>dialects: {dialects}"),
-        _card("controllers", f"{data.controllers_total:,} epoch(s)",
-              f"{data.failovers:,} failover(s); " + esc(", ".join(
-                  f"{c.controller_label} (epoch {c.epoch})" for c in data.controllers[:12]))),
+        _card(
+            "Kafka",
+            esc(data.kafka_versions[0].label.split(" (")[0])
+            if data.kafka_versions
+            else (esc(data.dialects[0].label) if data.dialects else "unknown"),
+            f"versions: {versions}<br>dialects: {dialects}",
+        ),
+        _card(
+            "controllers",
+            f"{data.controllers_total:,} epoch(s)",
+            f"{data.failovers:,} failover(s); "
+            + esc(", ".join(f"{c.controller_label} (epoch {c.epoch})" for c in data.controllers[:12])),
+        ),
         _card("events", f"{data.events:,}", kinds),
         _card("findings", f"{data.findings_total:,}", sev_html, card_id="card-findings"),
-        _card("lines read", f"{rec.lines_read:,}",
-              f"= records {rec.records:,} + continuation {rec.continuation_lines:,} + quarantined "
-              f"{rec.quarantined:,} · {rec_ok} · {rec.files:,} file(s)"
-              + (f', <span class="bad">{rec.read_errors:,} unreadable</span>' if rec.read_errors else ""),
-              card_id="card-reconciliation"),
+        _card(
+            "lines read",
+            f"{rec.lines_read:,}",
+            f"= records {rec.records:,} + continuation {rec.continuation_lines:,} + quarantined "
+            f"{rec.quarantined:,} · {rec_ok} · {rec.files:,} file(s)"
+            + (f', <span class="bad">{rec.read_errors:,} unreadable</span>' if rec.read_errors else ""),
+            card_id="card-reconciliation",
+        ),
         _verdict_card(data),
     ]
     out = ['<section id="summary"><h2>Summary</h2><div class="cards">', "".join(cards), "</div>"]
     if data.left_out:
-        out.append('<div class="leftout" id="left-out"><b>What this report leaves out</b> (the tables in the '
-                   'output directory have everything):<ul>' + "".join(f"<li>{esc(s)}</li>" for s in data.left_out)
-                   + "</ul></div>")
+        out.append(
+            '<div class="leftout" id="left-out"><b>What this report leaves out</b> (the tables in the '
+            "output directory have everything):<ul>"
+            + "".join(f"<li>{esc(s)}</li>" for s in data.left_out)
+            + "</ul></div>"
+        )
     if data.findings_by_rule:
         rows = []
         for rule, sev in data.findings_by_rule.items():
-            rows.append([f"<b>{esc(rule)}</b>", esc(data.rule_sentences.get(rule, ""))]
-                        + [f"{sev[s]:,}" if sev.get(s) else "" for s in SEVERITY_ORDER])
-        out.append("<h3>Findings by rule and severity</h3>" + grid_table(
-            ["rule", "what it means"] + list(SEVERITY_ORDER), rows, numeric=lambda i: i >= 2, table_id="by-rule"))
+            rows.append(
+                [f"<b>{esc(rule)}</b>", esc(data.rule_sentences.get(rule, ""))]
+                + [f"{sev[s]:,}" if sev.get(s) else "" for s in SEVERITY_ORDER]
+            )
+        out.append(
+            "<h3>Findings by rule and severity</h3>"
+            + grid_table(
+                ["rule", "what it means"] + list(SEVERITY_ORDER), rows, numeric=lambda i: i >= 2, table_id="by-rule"
+            )
+        )
     if data.controllers:
-        rows = [[esc(c.cluster) if c.cluster else "", c.controller_label, str(c.epoch), esc(plot_time(c.ts_start)),
-                 esc(plot_time(c.ts_end)) if c.ts_end else "end of logs",
-                 "elected" if c.elected else "inferred", f"{c.n_actions:,}",
-                 "<br>".join(f'<span class="ref">{esc(e[len(prefix):] if prefix and e.startswith(prefix) else e)}'
-                             "</span>" for e in c.evidence[:3])]
-                for c in data.controllers]
-        out.append("<h3>Controllers and epochs</h3>" + grid_table(
-            ["cluster", "controller", "epoch", "from", "to", "how known", "actions", "evidence"], rows,
-            numeric=lambda i: i in (1, 2, 6), table_id="controllers"))
+        rows = [
+            [
+                esc(c.cluster) if c.cluster else "",
+                c.controller_label,
+                str(c.epoch),
+                esc(plot_time(c.ts_start)),
+                esc(plot_time(c.ts_end)) if c.ts_end else "end of logs",
+                "elected" if c.elected else "inferred",
+                f"{c.n_actions:,}",
+                "<br>".join(
+                    f'<span class="ref">{esc(e[len(prefix) :] if prefix and e.startswith(prefix) else e)}</span>'
+                    for e in c.evidence[:3]
+                ),
+            ]
+            for c in data.controllers
+        ]
+        out.append(
+            "<h3>Controllers and epochs</h3>"
+            + grid_table(
+                ["cluster", "controller", "epoch", "from", "to", "how known", "actions", "evidence"],
+                rows,
+                numeric=lambda i: i in (1, 2, 6),
+                table_id="controllers",
+            )
+        )
     if data.verdict.suites:
-        rows = [[esc(s.name), _verdict_word(s.passed), "" if s.evaluated is None else f"{s.evaluated:,}",
-                 "" if s.failed is None else f"{s.failed:,}"] for s in data.verdict.suites]
-        out.append("<h3>Expectation suites</h3>" + grid_table(["suite", "result", "expectations", "failed"], rows,
-                                                               numeric=lambda i: i >= 2, table_id="suites"))
+        rows = [
+            [
+                esc(s.name),
+                _verdict_word(s.passed),
+                "" if s.evaluated is None else f"{s.evaluated:,}",
+                "" if s.failed is None else f"{s.failed:,}",
+            ]
+            for s in data.verdict.suites
+        ]
+        out.append(
+            "<h3>Expectation suites</h3>"
+            + grid_table(
+                ["suite", "result", "expectations", "failed"], rows, numeric=lambda i: i >= 2, table_id="suites"
+            )
+        )
     out.append("</section>")
     return "".join(out)
 
@@ -247,20 +332,26 @@ def _verdict_card(data: ReportData) -> str:
 
 
 def _partitions_section(data: ReportData, page: _Page) -> str:
-    head = (f'<section id="partitions"><h2>Partition timelines ({len(data.partitions):,} of '
-            f"{data.partitions_total:,} partitions)</h2>"
-            '<p class="hint">The most affected partitions (most findings, then most state changes). Lanes: '
-            "findings; the partition's state (stars: leader changes, triangles: ISR shrink ▼ / expand ▲); per "
-            "broker its role (leader, in ISR, out of ISR) and its replica state. Hover for the log line that "
-            "opened each interval.</p>")
+    head = (
+        f'<section id="partitions"><h2>Partition timelines ({len(data.partitions):,} of '
+        f"{data.partitions_total:,} partitions)</h2>"
+        '<p class="hint">The most affected partitions (most findings, then most state changes). Lanes: '
+        "findings; the partition's state (stars: leader changes, triangles: ISR shrink ▼ / expand ▲); per "
+        "broker its role (leader, in ISR, out of ISR) and its replica state. Hover for the log line that "
+        "opened each interval.</p>"
+    )
     if not data.partitions:
         return head + '<p class="hint">No partition state is logged.</p></section>'
     fig, views = partitions_figure(data.partitions, data.window_start, data.window_end)
-    options = "".join(f'<option value="{n}">{esc(s.label)} — {s.findings:,} finding(s)</option>'
-                      for n, s in enumerate(data.partitions))
-    page.add(head + '<div class="controls"><label for="partition-select">Partition:</label>'
-             f'<select id="partition-select">{options}</select></div>'
-             f'<script type="application/json" id="partition-views">{safe_json(views)}</script>')
+    options = "".join(
+        f'<option value="{n}">{esc(s.label)} — {s.findings:,} finding(s)</option>'
+        for n, s in enumerate(data.partitions)
+    )
+    page.add(
+        head + '<div class="controls"><label for="partition-select">Partition:</label>'
+        f'<select id="partition-select">{options}</select></div>'
+        f'<script type="application/json" id="partition-views">{safe_json(views)}</script>'
+    )
     page.chart("partitions", fig)
     return "</section>"
 
@@ -270,8 +361,17 @@ def _quarantine_section(data: ReportData, page: _Page) -> str:
     if not data.quarantine:
         return '<p class="hint">No line was quarantined: the grammar read every line.</p></section>'
     page.chart("quarantine", quarantine_figure(data.quarantine))
-    rows = [[esc(c.label), f"{c.count:,}", f'<pre class="raw">{esc(c.sample)}</pre>' if c.sample else ""]
-            for c in data.quarantine]
-    return "<h3>First line of each reason</h3>" + grid_table(["reason", "lines", "first line (file:line, text)"],
-                                                               rows, numeric=lambda i: i == 1,
-                                                               table_id="quarantine-table") + "</section>"
+    rows = [
+        [esc(c.label), f"{c.count:,}", f'<pre class="raw">{esc(c.sample)}</pre>' if c.sample else ""]
+        for c in data.quarantine
+    ]
+    return (
+        "<h3>First line of each reason</h3>"
+        + grid_table(
+            ["reason", "lines", "first line (file:line, text)"],
+            rows,
+            numeric=lambda i: i == 1,
+            table_id="quarantine-table",
+        )
+        + "</section>"
+    )

@@ -39,8 +39,10 @@ ROLE_COLORS = {"leader": "#1d4ed8", "in ISR": "#93c5fd", "out of ISR": "#fca5a5"
 # Controllers get distinct hues (colour = who, label = epoch).
 CONTROLLER_PALETTE = ("#0f766e", "#7c3aed", "#c2410c", "#0369a1", "#be185d", "#4d7c0f", "#b45309", "#1e40af")
 
-FONT_STACK = ('-apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, "Helvetica Neue", Arial, '
-              '"Noto Sans", "Liberation Sans", sans-serif')
+FONT_STACK = (
+    '-apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, "Helvetica Neue", Arial, '
+    '"Noto Sans", "Liberation Sans", sans-serif'
+)
 MONO_STACK = 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", "DejaVu Sans Mono", monospace'
 
 

@@ -11,8 +11,8 @@ import html
 import os
 from typing import Callable, Iterable, Optional
 
-from .model import FindingRow, SEVERITY_ORDER
 from .figures import plot_time
+from .model import SEVERITY_ORDER, FindingRow
 
 
 def esc(value) -> str:
@@ -38,7 +38,7 @@ def common_prefix(refs: Iterable[str]) -> str:
 
 
 def _short(ref: str, prefix: str) -> str:
-    return ref[len(prefix):] if prefix and ref.startswith(prefix) else ref
+    return ref[len(prefix) :] if prefix and ref.startswith(prefix) else ref
 
 
 def findings_table(findings: list[FindingRow], prefix: str, evidence_limit: int) -> str:
@@ -54,54 +54,79 @@ def findings_table(findings: list[FindingRow], prefix: str, evidence_limit: int)
         + "".join(f'<option value="{esc(s)}">{esc(s)}</option>' for s in SEVERITY_ORDER)
         + '</select><select id="findings-rule" aria-label="rule"><option value="">all rules</option>'
         + "".join(f'<option value="{esc(r)}">{esc(r)}</option>' for r in rules)
-        + '</select><span id="findings-count" class="muted"></span></div>')
-    head = ("<thead><tr>"
-            '<th data-key="sev" data-type="num">severity</th><th data-key="rule">rule</th>'
-            '<th data-key="where">partition</th><th data-key="ts">time (UTC)</th>'
-            '<th data-key="summary">summary</th><th>evidence (file:line and the line)</th>'
-            "</tr></thead>")
+        + '</select><span id="findings-count" class="muted"></span></div>'
+    )
+    head = (
+        "<thead><tr>"
+        '<th data-key="sev" data-type="num">severity</th><th data-key="rule">rule</th>'
+        '<th data-key="where">partition</th><th data-key="ts">time (UTC)</th>'
+        '<th data-key="summary">summary</th><th>evidence (file:line and the line)</th>'
+        "</tr></thead>"
+    )
     rows = [_finding_row(f, prefix, evidence_limit) for f in findings]
-    return (controls + '<table class="findings" id="findings-table">' + head + "<tbody>" + "".join(rows)
-            + "</tbody></table>")
+    return (
+        controls
+        + '<table class="findings" id="findings-table">'
+        + head
+        + "<tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
 
 
 def _finding_row(f: FindingRow, prefix: str, evidence_limit: int) -> str:
     rank = SEVERITY_ORDER.index(f.severity) if f.severity in SEVERITY_ORDER else len(SEVERITY_ORDER)
     ts = plot_time(f.ts) or ""
     partition = "" if f.partition is None else str(f.partition)
-    attrs = (f'data-sev="{rank}" data-severity="{esc(f.severity)}" data-rule="{esc(f.rule)}" '
-             f'data-where="{esc(f.where)}" data-ts="{esc(ts or "~")}" data-summary="{esc(f.summary)}" '
-             f'data-topic="{esc(f.topic or "")}" data-partition="{esc(partition)}" '
-             f'data-cluster="{esc(f.cluster)}" data-finding-id="{esc(f.finding_id)}"')
+    attrs = (
+        f'data-sev="{rank}" data-severity="{esc(f.severity)}" data-rule="{esc(f.rule)}" '
+        f'data-where="{esc(f.where)}" data-ts="{esc(ts or "~")}" data-summary="{esc(f.summary)}" '
+        f'data-topic="{esc(f.topic or "")}" data-partition="{esc(partition)}" '
+        f'data-cluster="{esc(f.cluster)}" data-finding-id="{esc(f.finding_id)}"'
+    )
     evidence = "".join(
         f'<li><span class="ref" title="{esc(e.ref)}">{esc(_short(e.ref, prefix))}</span>'
-        + (f'<pre class="raw">{esc(e.text)}</pre>' if e.text is not None
-           else '<div class="more">(line not in the events or quarantine tables)</div>')
-        + "</li>" for e in f.evidence)
+        + (
+            f'<pre class="raw">{esc(e.text)}</pre>'
+            if e.text is not None
+            else '<div class="more">(line not in the events or quarantine tables)</div>'
+        )
+        + "</li>"
+        for e in f.evidence
+    )
     more = ""
     if f.evidence_count > len(f.evidence):
-        more = (f'<div class="more">showing {len(f.evidence)} of {f.evidence_count:,} cited lines '
-                f'(the report shows at most {evidence_limit} per finding; findings.jsonl has them all)</div>')
+        more = (
+            f'<div class="more">showing {len(f.evidence)} of {f.evidence_count:,} cited lines '
+            f"(the report shows at most {evidence_limit} per finding; findings.jsonl has them all)</div>"
+        )
     epoch = "" if f.controller_epoch is None else f'<div class="more">controller epoch {f.controller_epoch}</div>'
-    return (f'<tr class="finding" {attrs}><td>{severity_chip(f.severity)}</td><td>{esc(f.rule)}</td>'
-            f"<td>{esc(f.where)}{epoch}</td><td>{esc(ts)}</td><td class=\"summary\">{esc(f.summary)}</td>"
-            f'<td><ul class="evidence">{evidence}</ul>{more}</td></tr>')
+    return (
+        f'<tr class="finding" {attrs}><td>{severity_chip(f.severity)}</td><td>{esc(f.rule)}</td>'
+        f'<td>{esc(f.where)}{epoch}</td><td>{esc(ts)}</td><td class="summary">{esc(f.summary)}</td>'
+        f'<td><ul class="evidence">{evidence}</ul>{more}</td></tr>'
+    )
 
 
 def key_value_table(rows: list[tuple[str, str]], html_values: bool = False) -> str:
     """Two columns; values are escaped unless the caller built them (``html_values``)."""
-    body = "".join(f"<tr><th scope=\"row\">{esc(k)}</th><td>{v if html_values else esc(v)}</td></tr>"
-                   for k, v in rows)
+    body = "".join(f'<tr><th scope="row">{esc(k)}</th><td>{v if html_values else esc(v)}</td></tr>' for k, v in rows)
     return f'<table class="kv">{body}</table>'
 
 
-def grid_table(headers: list[str], rows: list[list[str]], numeric: Optional[Callable[[int], bool]] = None,
-               table_id: Optional[str] = None) -> str:
+def grid_table(
+    headers: list[str],
+    rows: list[list[str]],
+    numeric: Optional[Callable[[int], bool]] = None,
+    table_id: Optional[str] = None,
+) -> str:
     """A plain table; cells are pre-built HTML (callers escape what came from logs)."""
     numeric = numeric or (lambda _i: False)
     head = "".join(f'<th class="{"num" if numeric(i) else ""}">{esc(h)}</th>' for i, h in enumerate(headers))
-    body = "".join("<tr>" + "".join(f'<td class="{"num" if numeric(i) else ""}">{c}</td>' for i, c in enumerate(row))
-                   + "</tr>" for row in rows)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="{"num" if numeric(i) else ""}">{c}</td>' for i, c in enumerate(row)) + "</tr>"
+        for row in rows
+    )
     ident = f' id="{esc(table_id)}"' if table_id else ""
     return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 

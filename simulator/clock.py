@@ -17,7 +17,7 @@ HOUR_MS = 3_600_000
 class SimClock:
     """Cluster time (UTC ms since the epoch) advanced by seeded random steps."""
 
-    __slots__ = ("now", "rng", "_sec", "_sec_text")
+    __slots__ = ("_sec", "_sec_text", "now", "rng")
 
     def __init__(self, rng: random.Random, start: datetime = DEFAULT_START) -> None:
         self.now = int(start.timestamp() * 1000)

@@ -21,8 +21,19 @@ from .truth import Truth, write_truth
 from .writer import LogOutput
 
 # Observations operations report; faults and truth read them (scale mode watches none).
-ALL_NOTES = frozenset({"unclean", "stale_controller", "election_failed", "controller_elected", "isr_change",
-                       "isr_removed", "replica_refused", "deletion_stuck", "failover_offline_suppressed"})
+ALL_NOTES = frozenset(
+    {
+        "unclean",
+        "stale_controller",
+        "election_failed",
+        "controller_elected",
+        "isr_change",
+        "isr_removed",
+        "replica_refused",
+        "deletion_stuck",
+        "failover_offline_suppressed",
+    }
+)
 
 
 def templates_for(prof: Profile, out: LogOutput):
@@ -58,9 +69,18 @@ class SimResult:
 class Simulation:
     """Wires the parts together; scenarios drive ``self.ops`` and ``faults``."""
 
-    def __init__(self, out_dir: Path, kafka_version: str, *, seed: int = 0, trace: bool = False,
-                 gzip: bool = False, expect: bool = False, brokers: Iterable[int] = (1, 2, 3),
-                 watch: Iterable[str] = ALL_NOTES) -> None:
+    def __init__(
+        self,
+        out_dir: Path,
+        kafka_version: str,
+        *,
+        seed: int = 0,
+        trace: bool = False,
+        gzip: bool = False,
+        expect: bool = False,
+        brokers: Iterable[int] = (1, 2, 3),
+        watch: Iterable[str] = ALL_NOTES,
+    ) -> None:
         self.prof = profile_for(kafka_version)
         self.seed = seed
         self.trace = trace
@@ -159,6 +179,8 @@ class Simulation:
         write_truth(self.out.root, doc)
         manifest = None
         if self.out.manifest is not None:
-            manifest = [(LogOutput.ref_text(ref), ev, fields, kind, broker)
-                        for ref, ev, fields, kind, broker in self.out.manifest]
+            manifest = [
+                (LogOutput.ref_text(ref), ev, fields, kind, broker)
+                for ref, ev, fields, kind, broker in self.out.manifest
+            ]
         return SimResult(self.out.root, files, self.out.records, self.out.lines, doc, manifest)

@@ -55,21 +55,40 @@ def record_stale_failover_state(sim, c: Controller, lines: Sequence[tuple]) -> i
         replica = p.leader if dead_leader else dead_isr[0]
         # Only lines that show the stale leader/ISR (at INFO from 2.6 a kept dead follower may show nowhere).
         pat = _mentions(p)
-        ev = [ref for ref, _b, kind, msg in lines if kind == "state-change" and pat.search(msg)
-              and (shows_broker(msg, replica, dead_leader) or (dead_leader and "failed to change state" in msg)
-                   or (dead_leader and "initiated state change for partition" in msg))][:8]
-        what = (f"leader {p.leader} is a dead broker" if dead_leader else f"dead broker {replica} kept in ISR")
+        ev = [
+            ref
+            for ref, _b, kind, msg in lines
+            if kind == "state-change"
+            and pat.search(msg)
+            and (
+                shows_broker(msg, replica, dead_leader)
+                or (dead_leader and "failed to change state" in msg)
+                or (dead_leader and "initiated state change for partition" in msg)
+            )
+        ][:8]
+        what = f"leader {p.leader} is a dead broker" if dead_leader else f"dead broker {replica} kept in ISR"
         if not ev:
             sim.truth.event(f"{p.name}: {what} after failover, but no line at this log level shows it", None)
             continue
         # Pending until the end: if the broker returns within this controller epoch the state heals
         # (the new controller sends it the partitions and the leaders re-expand the ISR).
-        sim.stale_candidates.append({
-            "epoch": c.epoch, "broker": replica, "resolved": False,
-            "finding": dict(rule="leader_isr_mismatch_after_failover", evidence=ev, topic=p.topic.name,
-                            partition=p.index, replica=replica, controller_epoch=c.epoch,
-                            note=f"after failover to controller {c.id} (epoch {c.epoch}) {what}: "
-                                 f"leader={p.leader} isr={p.isr} (KAFKA-3143)")})
+        sim.stale_candidates.append(
+            {
+                "epoch": c.epoch,
+                "broker": replica,
+                "resolved": False,
+                "finding": dict(
+                    rule="leader_isr_mismatch_after_failover",
+                    evidence=ev,
+                    topic=p.topic.name,
+                    partition=p.index,
+                    replica=replica,
+                    controller_epoch=c.epoch,
+                    note=f"after failover to controller {c.id} (epoch {c.epoch}) {what}: "
+                    f"leader={p.leader} isr={p.isr} (KAFKA-3143)",
+                ),
+            }
+        )
         n += 1
     return n
 
@@ -108,8 +127,9 @@ def zombie_controller(sim, zombie_id: int, new_id: int, topics: Optional[Sequenc
     chosen = [p for p in cl.partitions() if (topics is None or p.topic.name in topics) and not p.topic.deleting]
     with out.capture() as lines:
         items = [(p, r) for p in chosen for r in p.replicas if r in live]
-        T.ctl_invoking(zombie, "replica", ONLINE_R, [f"[Topic={p.topic.name},Partition={p.index},Replica={r}]"
-                                                     for p, r in items])
+        T.ctl_invoking(
+            zombie, "replica", ONLINE_R, [f"[Topic={p.topic.name},Partition={p.index},Replica={r}]" for p, r in items]
+        )
         batch = Batch()
         for p, r in items:
             sim.clock.tick(0, 1)
@@ -119,13 +139,24 @@ def zombie_controller(sim, zombie_id: int, new_id: int, topics: Optional[Sequenc
             batch.um_brokers.update(live)
         sim.flow.send(zombie, batch)
     mine = [ref for ref, b, kind, msg in lines if b == zombie_id and kind == "state-change"]
-    rejected = [ref for ref, b, kind, msg in lines if b != zombie_id and kind == "state-change"
-                and ("is old" in msg or "old controller" in msg)]
-    sim.truth.add("concurrent_controllers", evidence=mine, controller_epoch=old.epoch,
-                  note=f"controller {zombie_id} keeps acting with epoch {old.epoch} after controller {new_id} "
-                       f"was elected with epoch {new.epoch}")
-    sim.truth.add("stale_epoch_rejected", evidence=rejected, controller_epoch=old.epoch,
-                  note=f"brokers reject controller {zombie_id}'s requests: epoch {old.epoch} < {new.epoch}")
+    rejected = [
+        ref
+        for ref, b, kind, msg in lines
+        if b != zombie_id and kind == "state-change" and ("is old" in msg or "old controller" in msg)
+    ]
+    sim.truth.add(
+        "concurrent_controllers",
+        evidence=mine,
+        controller_epoch=old.epoch,
+        note=f"controller {zombie_id} keeps acting with epoch {old.epoch} after controller {new_id} "
+        f"was elected with epoch {new.epoch}",
+    )
+    sim.truth.add(
+        "stale_epoch_rejected",
+        evidence=rejected,
+        controller_epoch=old.epoch,
+        note=f"brokers reject controller {zombie_id}'s requests: epoch {old.epoch} < {new.epoch}",
+    )
     # The zombie finally processes the expiry, resigns and registers again with a new session.
     sim.clock.tick(50, 400)
     T.zk_session_expired(zombie_id)
@@ -150,10 +181,15 @@ def illegal_transition(sim, p: Partition) -> Optional[tuple]:
         raise UsageError(f"{frm} -> {bad} is legal in Kafka {sim.prof.tag}; pick another partition")
     sim.clock.tick(5, 50)
     ref = sim.T.sc_partition(c, p, frm, bad)
-    sim.truth.add("illegal_transition", evidence=[ref], topic=p.topic.name, partition=p.index,
-                  controller_epoch=c.epoch,
-                  note=f"{frm} -> {bad}: valid previous states of {bad} are "
-                       f"{', '.join(sim.legal.previous_states(_P, bad))} (injected line, state unchanged)")
+    sim.truth.add(
+        "illegal_transition",
+        evidence=[ref],
+        topic=p.topic.name,
+        partition=p.index,
+        controller_epoch=c.epoch,
+        note=f"{frm} -> {bad}: valid previous states of {bad} are "
+        f"{', '.join(sim.legal.previous_states(_P, bad))} (injected line, state unchanged)",
+    )
     return ref
 
 
@@ -165,8 +201,14 @@ def lost_segment(sim, broker: int, kind: str, action: Callable[[], None]) -> lis
     sim.out.start_drop(broker, kind)
     action()
     dropped = sim.out.stop_drop(sink)
-    sim.truth.deleted.append({"_after": before, "_file": sink.rel, "count": sum(t.count("\n") for t in dropped),
-                              "lines": [t.rstrip("\n") for t in dropped]})
+    sim.truth.deleted.append(
+        {
+            "_after": before,
+            "_file": sink.rel,
+            "count": sum(t.count("\n") for t in dropped),
+            "lines": [t.rstrip("\n") for t in dropped],
+        }
+    )
     return dropped
 
 

@@ -39,8 +39,9 @@ class KraftOps:
         self.cl.metadata_offset += n
         return self.cl.metadata_offset
 
-    def _rec(self, offset: int, rtype: Optional[str], data: Optional[dict] = None, version: int = 0,
-             solo: bool = False):
+    def _rec(
+        self, offset: int, rtype: Optional[str], data: Optional[dict] = None, version: int = 0, solo: bool = False
+    ):
         """Keep the metadata record written at ``offset`` (no RNG, no clock: the logs stay the same)."""
         return self.mlog.add(offset, self.clock.now, self.cl.epoch, rtype, data, version, solo)
 
@@ -49,17 +50,22 @@ class KraftOps:
         return sorted(self.cl.live())
 
     def active_brokers(self) -> set[int]:
-        return {b for b, fenced in self.registered.items() if not fenced and self.cl.brokers[b].alive
-                and not self.cl.brokers[b].shutting_down}
+        return {
+            b
+            for b, fenced in self.registered.items()
+            if not fenced and self.cl.brokers[b].alive and not self.cl.brokers[b].shutting_down
+        }
 
-    def _set(self, p: Partition, leader: int, isr: Sequence[int], recovery: Optional[int] = None,
-             solo: bool = False) -> bool:
+    def _set(
+        self, p: Partition, leader: int, isr: Sequence[int], recovery: Optional[int] = None, solo: bool = False
+    ) -> bool:
         """Apply one PartitionChangeRecord (no record for a no-op, §7.2)."""
         isr = list(isr)
         if leader == p.leader and isr == p.isr:
             return False
-        change = MetadataLog.partition_change(p, isr if isr != p.isr else None,
-                                              leader if leader != p.leader else None, recovery)
+        change = MetadataLog.partition_change(
+            p, isr if isr != p.isr else None, leader if leader != p.leader else None, recovery
+        )
         if leader != p.leader:
             p.leader_epoch += 1
         p.leader = leader
@@ -128,8 +134,13 @@ class KraftOps:
         cl.epoch += 1
         offset = self._offset()
         if old is None:  # bootstrap: metadata.version is the first record of a new cluster
-            self.mlog.add(offset - 1, self.clock.now, cl.epoch, "FEATURE_LEVEL_RECORD",
-                          {"name": "metadata.version", "featureLevel": METADATA_VERSION})
+            self.mlog.add(
+                offset - 1,
+                self.clock.now,
+                cl.epoch,
+                "FEATURE_LEVEL_RECORD",
+                {"name": "metadata.version", "featureLevel": METADATA_VERSION},
+            )
         self._rec(offset, None)  # the new Raft leader's LEADER_CHANGE control record
         c = Controller(bid, cl.epoch, cl.epoch)
         for n in self._nodes():
@@ -176,8 +187,9 @@ class KraftOps:
         incarnation = self.sim.new_uuid()
         previous = self.incarnations.get(b)
         self.incarnations[b] = incarnation
-        self._rec(br.broker_epoch, "REGISTER_BROKER_RECORD",
-                  MetadataLog.register_broker(b, incarnation, br.broker_epoch), 3)
+        self._rec(
+            br.broker_epoch, "REGISTER_BROKER_RECORD", MetadataLog.register_broker(b, incarnation, br.broker_epoch), 3
+        )
         T.ctl_register(c.id, b, incarnation, br.broker_epoch, True, previous)
         for n in self._nodes():
             if n != c.id:
@@ -193,8 +205,12 @@ class KraftOps:
         leaderless = [p for p in self.cl.partitions() if p.leader < 0 and b in p.isr and not p.topic.deleting]
         if leaderless:
             T.ctl_changing(c.id, "handleBrokerUnfenced", len(leaderless))
-        self._rec(self._offset(), "BROKER_REGISTRATION_CHANGE_RECORD",
-                  MetadataLog.registration_change(b, br.broker_epoch, -1, 0), 2)
+        self._rec(
+            self._offset(),
+            "BROKER_REGISTRATION_CHANGE_RECORD",
+            MetadataLog.registration_change(b, br.broker_epoch, -1, 0),
+            2,
+        )
         for n in self._nodes():
             T.ctl_registration_change(n, b, br.broker_epoch, -1, 0)
         changed = [p for p in leaderless if self._set(p, b, p.isr)]
@@ -218,14 +234,19 @@ class KraftOps:
                 p.isr = p_isr_backup
             if self._set(p, leader, isr):
                 changed.append(p)
-        self._rec(self._offset(), "BROKER_REGISTRATION_CHANGE_RECORD",
-                  MetadataLog.registration_change(b, self.cl.brokers[b].broker_epoch, 1, 0), 2)
+        self._rec(
+            self._offset(),
+            "BROKER_REGISTRATION_CHANGE_RECORD",
+            MetadataLog.registration_change(b, self.cl.brokers[b].broker_epoch, 1, 0),
+            2,
+        )
         for n in self._nodes():
             T.ctl_registration_change(n, b, self.cl.brokers[b].broker_epoch, 1, 0)
         self.apply(changed)
 
-    def broker_change(self, c: Controller, added: Iterable[int] = (), deleted: Iterable[int] = (),
-                      bounced: Iterable[int] = ()) -> None:
+    def broker_change(
+        self, c: Controller, added: Iterable[int] = (), deleted: Iterable[int] = (), bounced: Iterable[int] = ()
+    ) -> None:
         """Heartbeat timeouts fence ``deleted``; ``added`` brokers register and are unfenced."""
         for b in sorted(deleted):
             if not self.registered.get(b, True):
@@ -294,8 +315,9 @@ class KraftOps:
                 self.isr_change(p, p.isr + [b])
 
     # ---- topics -----------------------------------------------------------------------------------
-    def create_topic(self, name: str, assignment: Sequence[Sequence[int]], unclean: Optional[bool] = None,
-                     wrap_online=None) -> Topic:
+    def create_topic(
+        self, name: str, assignment: Sequence[Sequence[int]], unclean: Optional[bool] = None, wrap_online=None
+    ) -> Topic:
         c, T = self.cl.controller, self.T
         t = Topic(name, self.sim.new_uuid(), unclean)
         t.partitions = [Partition(t, i, list(reps)) for i, reps in enumerate(assignment)]
@@ -347,8 +369,12 @@ class KraftOps:
         affected = [p for p in self.cl.partitions() if (b in p.isr or p.leader == b) and not p.topic.deleting]
         if affected:
             T.ctl_changing(c.id, f"enterControlledShutdown[{b}]", len(affected))
-        self._rec(self._offset(), "BROKER_REGISTRATION_CHANGE_RECORD",
-                  MetadataLog.registration_change(b, br.broker_epoch, 0, 1), 2)
+        self._rec(
+            self._offset(),
+            "BROKER_REGISTRATION_CHANGE_RECORD",
+            MetadataLog.registration_change(b, br.broker_epoch, 0, 1),
+            2,
+        )
         for n in self._nodes():
             T.ctl_registration_change(n, b, br.broker_epoch, 0, 1)
         changed = []
@@ -367,8 +393,12 @@ class KraftOps:
         noop = self._offset()
         T.ctl_cs_done(c.id, b, noop, cs_offset)
         self._rec(noop, "NO_OP_RECORD")
-        self._rec(self._offset(), "BROKER_REGISTRATION_CHANGE_RECORD",
-                  MetadataLog.registration_change(b, br.broker_epoch, 1, 0), 2)
+        self._rec(
+            self._offset(),
+            "BROKER_REGISTRATION_CHANGE_RECORD",
+            MetadataLog.registration_change(b, br.broker_epoch, 1, 0),
+            2,
+        )
         for n in self._nodes():
             T.ctl_registration_change(n, b, br.broker_epoch, 1, -1)
         self.registered[b] = True
@@ -380,8 +410,15 @@ class KraftOps:
         c = self.cl.controller
         self.clock.tick(20, 200)
         ok = self.active_brokers()
-        changed = [p for p in parts if p.replicas and p.leader != p.replicas[0] and p.replicas[0] in ok
-                   and p.replicas[0] in p.isr and self._set(p, p.replicas[0], p.isr)]
+        changed = [
+            p
+            for p in parts
+            if p.replicas
+            and p.leader != p.replicas[0]
+            and p.replicas[0] in ok
+            and p.replicas[0] in p.isr
+            and self._set(p, p.replicas[0], p.isr)
+        ]
         self.T.ctl_periodic(c.id, "maybeBalancePartitionLeaders", len(changed), self.sim.rng.randint(100, 9000))
         self.apply(changed)
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
 
-from kafka_forensics.statemachines import elections, isr_shrink
 from kafka_forensics.core.eras import VersionRange
+from kafka_forensics.core.rule_changes import has_rule
+from kafka_forensics.statemachines import elections, isr_shrink
 from kafka_forensics.statemachines.legality import is_forbidden
 from kafka_forensics.statemachines.machine import rules_for
 from kafka_forensics.statemachines.states import Entity
-from kafka_forensics.core.rule_changes import has_rule
 
 from .profile import Profile
 
@@ -55,22 +55,25 @@ class Legality:
         return elections.new_partition_election(self.version, assignment, live, shutting_down=sd)
 
     def offline(self, assignment, isr, live, sd=(), unclean: Optional[bool] = None):
-        return elections.offline_election(self.version, assignment, isr, live, shutting_down=sd,
-                                          unclean_allowed=unclean)
+        return elections.offline_election(
+            self.version, assignment, isr, live, shutting_down=sd, unclean_allowed=unclean
+        )
 
     def reassign(self, target, isr, live, sd=()):
         return elections.reassign_election(self.version, target, isr, live, shutting_down=sd)
 
     def preferred(self, assignment, isr, live, current_leader, sd=()):
-        return elections.preferred_election(self.version, assignment, isr, live,
-                                            current_leader=current_leader, shutting_down=sd)
+        return elections.preferred_election(
+            self.version, assignment, isr, live, current_leader=current_leader, shutting_down=sd
+        )
 
     def preferred_skipped(self, assignment, current_leader) -> bool:
         return elections.preferred_election_skipped(self.version, assignment, current_leader)
 
     def controlled_shutdown(self, assignment, isr, live, sd, current_leader):
-        return elections.controlled_shutdown_election(self.version, assignment, isr, live, sd,
-                                                      current_leader=current_leader)
+        return elections.controlled_shutdown_election(
+            self.version, assignment, isr, live, sd, current_leader=current_leader
+        )
 
     def remove_from_isr(self, leader: int, isr: Sequence[int], replica: int, unclean: Optional[bool] = None):
         return isr_shrink.remove_replica_from_isr(self.version, leader, isr, replica, unclean_allowed=unclean)

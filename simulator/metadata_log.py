@@ -20,11 +20,16 @@ from typing import Optional
 DUMP_DIR = "metadata/__cluster_metadata-0"
 SOURCE_DIR = "/var/lib/kafka/data/__cluster_metadata-0"
 MIGRATING_DIR = "AAAAAAAAAAAAAAAAAAAAAA"  # DirectoryId.MIGRATING
-EVENT_TYPES = {"PARTITION_RECORD": "metadata_partition", "PARTITION_CHANGE_RECORD": "metadata_partition_change",
-               "TOPIC_RECORD": "metadata_topic", "REMOVE_TOPIC_RECORD": "metadata_remove_topic",
-               "REGISTER_BROKER_RECORD": "metadata_register_broker",
-               "BROKER_REGISTRATION_CHANGE_RECORD": "metadata_broker_registration_change",
-               "FEATURE_LEVEL_RECORD": "metadata_feature_level", "NO_OP_RECORD": "metadata_other"}
+EVENT_TYPES = {
+    "PARTITION_RECORD": "metadata_partition",
+    "PARTITION_CHANGE_RECORD": "metadata_partition_change",
+    "TOPIC_RECORD": "metadata_topic",
+    "REMOVE_TOPIC_RECORD": "metadata_remove_topic",
+    "REGISTER_BROKER_RECORD": "metadata_register_broker",
+    "BROKER_REGISTRATION_CHANGE_RECORD": "metadata_broker_registration_change",
+    "FEATURE_LEVEL_RECORD": "metadata_feature_level",
+    "NO_OP_RECORD": "metadata_other",
+}
 
 
 @dataclass
@@ -53,8 +58,16 @@ class MetadataLog:
         self.enabled = False
         self.entries: list[_Entry] = []
 
-    def add(self, offset: int, ms: int, epoch: int, rtype: Optional[str], data: Optional[dict] = None,
-            version: int = 0, solo: bool = False) -> Optional[_Entry]:
+    def add(
+        self,
+        offset: int,
+        ms: int,
+        epoch: int,
+        rtype: Optional[str],
+        data: Optional[dict] = None,
+        version: int = 0,
+        solo: bool = False,
+    ) -> Optional[_Entry]:
         if not self.enabled:
             return None
         entry = _Entry(offset, ms, epoch, rtype, version, data or {}, solo)
@@ -64,12 +77,24 @@ class MetadataLog:
     # ---- record builders (field order = the JSON schema's) ----------------------------------------
     @staticmethod
     def partition_record(p) -> dict:
-        data = {"partitionId": p.index, "topicId": p.topic.topic_id, "replicas": list(p.replicas),
-                "isr": list(p.isr), "removingReplicas": [], "addingReplicas": [], "leader": p.leader}
+        data = {
+            "partitionId": p.index,
+            "topicId": p.topic.topic_id,
+            "replicas": list(p.replicas),
+            "isr": list(p.isr),
+            "removingReplicas": [],
+            "addingReplicas": [],
+            "leader": p.leader,
+        }
         if getattr(p, "recovering", False):
             data["leaderRecoveryState"] = 1
-        data.update({"leaderEpoch": p.leader_epoch, "partitionEpoch": p.zk_version,
-                     "directories": [MIGRATING_DIR] * len(p.replicas)})
+        data.update(
+            {
+                "leaderEpoch": p.leader_epoch,
+                "partitionEpoch": p.zk_version,
+                "directories": [MIGRATING_DIR] * len(p.replicas),
+            }
+        )
         return data
 
     @staticmethod
@@ -85,10 +110,17 @@ class MetadataLog:
 
     @staticmethod
     def register_broker(b: int, incarnation: str, epoch: int) -> dict:
-        return {"brokerId": b, "isMigratingZkBroker": False, "incarnationId": incarnation, "brokerEpoch": epoch,
-                "endPoints": [{"name": "PLAINTEXT", "host": f"broker-{b}", "port": 9092, "securityProtocol": 0}],
-                "features": [{"name": "metadata.version", "minSupportedVersion": 1, "maxSupportedVersion": 21}],
-                "rack": None, "fenced": True, "inControlledShutdown": False}  # logDirs: tagged, omitted when empty
+        return {
+            "brokerId": b,
+            "isMigratingZkBroker": False,
+            "incarnationId": incarnation,
+            "brokerEpoch": epoch,
+            "endPoints": [{"name": "PLAINTEXT", "host": f"broker-{b}", "port": 9092, "securityProtocol": 0}],
+            "features": [{"name": "metadata.version", "minSupportedVersion": 1, "maxSupportedVersion": 21}],
+            "rack": None,
+            "fenced": True,
+            "inControlledShutdown": False,
+        }  # logDirs: tagged, omitted when empty
 
     @staticmethod
     def registration_change(b: int, epoch: int, fenced: int, shutdown: int) -> dict:
@@ -123,21 +155,26 @@ class MetadataLog:
                 continue
             first, last = batch[0], batch[-1]
             crc = zlib.crc32("".join(payloads).encode("utf-8"))
-            lines.append(f"baseOffset: {first.offset} lastOffset: {last.offset} count: {len(batch)} baseSequence: -1 "
-                         f"lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: {first.epoch} "
-                         f"isTransactional: false isControl: {str(first.rtype is None).lower()} deleteHorizonMs: "
-                         f"OptionalLong.empty position: {position} CreateTime: {last.ms} size: {size} magic: 2 "
-                         f"compresscodec: none crc: {crc} isvalid: true")
+            lines.append(
+                f"baseOffset: {first.offset} lastOffset: {last.offset} count: {len(batch)} baseSequence: -1 "
+                f"lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: {first.epoch} "
+                f"isTransactional: false isControl: {str(first.rtype is None).lower()} deleteHorizonMs: "
+                f"OptionalLong.empty position: {position} CreateTime: {last.ms} size: {size} magic: 2 "
+                f"compresscodec: none crc: {crc} isvalid: true"
+            )
             position += size
             for entry, payload in zip(batch, payloads):
                 head = f"| offset: {entry.offset} CreateTime: {entry.ms} "
                 if entry.rtype is None:
-                    lines.append(head + "keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] "
-                                 "controlType: LEADER_CHANGE(2)")
+                    lines.append(
+                        head + "keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] controlType: LEADER_CHANGE(2)"
+                    )
                     event_type, fields = "metadata_control", {}
                 else:
-                    lines.append(head + f"keySize: -1 valueSize: {_value_size(payload)} sequence: -1 headerKeys: [] "
-                                 f"payload: {payload}")
+                    lines.append(
+                        head + f"keySize: -1 valueSize: {_value_size(payload)} sequence: -1 headerKeys: [] "
+                        f"payload: {payload}"
+                    )
                     event_type = EVENT_TYPES.get(entry.rtype, "metadata_other")
                     fields = {"partition": entry.data["partitionId"]} if "partitionId" in entry.data else {}
                 records += 1
@@ -153,8 +190,16 @@ class MetadataLog:
         batches: list[list[_Entry]] = []
         for e in sorted(self.entries, key=lambda e: e.offset):
             prev = batches[-1][-1] if batches else None
-            if prev is None or e.solo or prev.solo or e.rtype is None or prev.rtype is None or e.ms != prev.ms \
-                    or e.epoch != prev.epoch or e.offset != prev.offset + 1:
+            if (
+                prev is None
+                or e.solo
+                or prev.solo
+                or e.rtype is None
+                or prev.rtype is None
+                or e.ms != prev.ms
+                or e.epoch != prev.epoch
+                or e.offset != prev.offset + 1
+            ):
                 batches.append([e])
             else:
                 batches[-1].append(e)

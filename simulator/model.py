@@ -15,12 +15,23 @@ from kafka_forensics.statemachines.states import PartitionState as P
 from kafka_forensics.statemachines.states import ReplicaState as R
 
 # State names exactly as Kafka logs them: the plain text of the statemachines enums.
-NON_EXISTENT_P, NEW_P, ONLINE_P, OFFLINE_P = (P.NonExistentPartition.value, P.NewPartition.value,
-                                              P.OnlinePartition.value, P.OfflinePartition.value)
-NON_EXISTENT_R, NEW_R, ONLINE_R, OFFLINE_R = (R.NonExistentReplica.value, R.NewReplica.value, R.OnlineReplica.value,
-                                              R.OfflineReplica.value)
-DEL_STARTED, DEL_OK, DEL_INELIGIBLE = (R.ReplicaDeletionStarted.value, R.ReplicaDeletionSuccessful.value,
-                                       R.ReplicaDeletionIneligible.value)
+NON_EXISTENT_P, NEW_P, ONLINE_P, OFFLINE_P = (
+    P.NonExistentPartition.value,
+    P.NewPartition.value,
+    P.OnlinePartition.value,
+    P.OfflinePartition.value,
+)
+NON_EXISTENT_R, NEW_R, ONLINE_R, OFFLINE_R = (
+    R.NonExistentReplica.value,
+    R.NewReplica.value,
+    R.OnlineReplica.value,
+    R.OfflineReplica.value,
+)
+DEL_STARTED, DEL_OK, DEL_INELIGIBLE = (
+    R.ReplicaDeletionStarted.value,
+    R.ReplicaDeletionSuccessful.value,
+    R.ReplicaDeletionIneligible.value,
+)
 NO_LEADER = -1  # LeaderAndIsr.NoLeader
 LEADER_DURING_DELETE = -2  # LeaderAndIsr.LeaderDuringDelete (UpdateMetadata of topics being deleted)
 
@@ -50,9 +61,25 @@ class Partition:
     """One partition: the leader/ISR znode (or KRaft PartitionRegistration) and the controller's
     in-memory partition and replica states."""
 
-    __slots__ = ("topic", "index", "name", "replicas", "leader", "leader_epoch", "isr", "zk_version",
-                 "ctrl_epoch", "state", "rstates", "recovering", "adding", "removing", "topic_id",
-                 "hw", "leo")
+    __slots__ = (
+        "adding",
+        "ctrl_epoch",
+        "hw",
+        "index",
+        "isr",
+        "leader",
+        "leader_epoch",
+        "leo",
+        "name",
+        "recovering",
+        "removing",
+        "replicas",
+        "rstates",
+        "state",
+        "topic",
+        "topic_id",
+        "zk_version",
+    )
 
     def __init__(self, topic: "Topic", index: int, replicas: list[int]) -> None:
         self.topic = topic
@@ -78,9 +105,23 @@ class Partition:
         return self.zk_version >= 0
 
     def snap(self, leader: Optional[int] = None) -> Snap:
-        return Snap((self.topic.name, self.index, self.leader if leader is None else leader, self.leader_epoch,
-                     tuple(self.isr), self.zk_version, self.ctrl_epoch, tuple(self.replicas),
-                     tuple(self.adding), tuple(self.removing), self.recovering, self.topic_id, self.leo))
+        return Snap(
+            (
+                self.topic.name,
+                self.index,
+                self.leader if leader is None else leader,
+                self.leader_epoch,
+                tuple(self.isr),
+                self.zk_version,
+                self.ctrl_epoch,
+                tuple(self.replicas),
+                tuple(self.adding),
+                tuple(self.removing),
+                self.recovering,
+                self.topic_id,
+                self.leo,
+            )
+        )
 
 
 @dataclass

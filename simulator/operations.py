@@ -13,8 +13,21 @@ from __future__ import annotations
 from typing import Iterable, Optional, Sequence
 
 from .model import (
-    DEL_INELIGIBLE, DEL_OK, DEL_STARTED, NEW_P, NEW_R, NO_LEADER, NON_EXISTENT_P, NON_EXISTENT_R, OFFLINE_P,
-    OFFLINE_R, ONLINE_P, ONLINE_R, Controller, Partition, Topic,
+    DEL_INELIGIBLE,
+    DEL_OK,
+    DEL_STARTED,
+    NEW_P,
+    NEW_R,
+    NO_LEADER,
+    NON_EXISTENT_P,
+    NON_EXISTENT_R,
+    OFFLINE_P,
+    OFFLINE_R,
+    ONLINE_P,
+    ONLINE_R,
+    Controller,
+    Partition,
+    Topic,
 )
 from .requests import Batch
 
@@ -51,8 +64,16 @@ class ZkOps:
         self.flow.send(c, batch)
 
     # ---- partition state machine -------------------------------------------------------------
-    def p_change(self, c: Controller, parts: Sequence[Partition], to: str, strategy: str = "offline",
-                 unclean: Optional[bool] = None, target: Optional[dict] = None, send: bool = True) -> list[Partition]:
+    def p_change(
+        self,
+        c: Controller,
+        parts: Sequence[Partition],
+        to: str,
+        strategy: str = "offline",
+        unclean: Optional[bool] = None,
+        target: Optional[dict] = None,
+        send: bool = True,
+    ) -> list[Partition]:
         """``PartitionStateMachine.handleStateChanges(parts, to, strategy)``; returns those that moved."""
         T, L = self.T, self.L
         if not parts:
@@ -88,7 +109,9 @@ class ZkOps:
             res = self._elect(p, strategy, live, sd, unclean, target)
             if not res.elected:
                 kind = "no_live_replica" if not any(r in live - sd for r in p.replicas) else "no_isr"
-                ref = T.sc_partition_failed(c, p, frm, to, T.exc_election_failed(c, p, STRATEGIES[strategy], live - sd, kind))
+                ref = T.sc_partition_failed(
+                    c, p, frm, to, T.exc_election_failed(c, p, STRATEGIES[strategy], live - sd, kind)
+                )
                 self.sim.note("election_failed", ref=ref, partition=p, controller=c)
                 continue
             if res.not_needed:  # <= 1.0 preferred election of the current leader: logged, no write
@@ -221,7 +244,9 @@ class ZkOps:
         online = set(live)
         for p in parts:
             for r in p.replicas:
-                p.rstates[r] = oob.failover_replicas.replica_online if r in online else oob.failover_replicas.replica_offline
+                p.rstates[r] = (
+                    oob.failover_replicas.replica_online if r in online else oob.failover_replicas.replica_offline
+                )
             if p.topic.deleting:
                 continue
             if not p.has_leadership_info:
@@ -265,8 +290,9 @@ class ZkOps:
         if self.cl.controller is not None and self.cl.controller.id == b:
             self.cl.controller = None
 
-    def broker_change(self, c: Controller, added: Iterable[int] = (), deleted: Iterable[int] = (),
-                      bounced: Iterable[int] = ()) -> None:
+    def broker_change(
+        self, c: Controller, added: Iterable[int] = (), deleted: Iterable[int] = (), bounced: Iterable[int] = ()
+    ) -> None:
         """The controller's BrokerChange event."""
         added, deleted, bounced = sorted(added), sorted(deleted), sorted(bounced)
         self.clock.tick(2, 20)
@@ -288,16 +314,24 @@ class ZkOps:
         parts = [p for p in cl.partitions() if not p.topic.deleting]
         if self.L.has("election_algorithms"):
             # 1.1+: every partition whose leader is not online (incl. -1) is (re-)marked Offline.
-            without_leader = [p for p in parts if p.has_leadership_info and p.leader not in online
-                              and p.state in (ONLINE_P, OFFLINE_P, NEW_P)]
+            without_leader = [
+                p
+                for p in parts
+                if p.has_leadership_info and p.leader not in online and p.state in (ONLINE_P, OFFLINE_P, NEW_P)
+            ]
         else:
             without_leader = [p for p in parts if p.has_leadership_info and p.leader in dead_set]
         self.p_change(c, without_leader, OFFLINE_P)
         self.trigger_online(c)
         on_dead = [(p, r) for p in parts for r in p.replicas if r in dead_set]
         self.r_change(c, on_dead, OFFLINE_R)
-        deleting = [(p, r) for p in cl.partitions() if p.topic.deleting for r in p.replicas if r in dead_set
-                    and p.rstates.get(r) not in (DEL_OK, None)]
+        deleting = [
+            (p, r)
+            for p in cl.partitions()
+            if p.topic.deleting
+            for r in p.replicas
+            if r in dead_set and p.rstates.get(r) not in (DEL_OK, None)
+        ]
         if deleting:
             self.r_change(c, deleting, DEL_INELIGIBLE)
         if not without_leader:
@@ -328,8 +362,12 @@ class ZkOps:
         for p in parts:
             batch.add_um((), p)
         self.send(c, batch)
-        items = [(p, r) for p in cl.partitions() for r in p.replicas if r in new_set
-                 and p.rstates.get(r) not in (DEL_OK, None)]
+        items = [
+            (p, r)
+            for p in cl.partitions()
+            for r in p.replicas
+            if r in new_set and p.rstates.get(r) not in (DEL_OK, None)
+        ]
         self.r_change(c, items, ONLINE_R)
         self.trigger_online(c)
         deleting = sorted({p.topic.name for p, r in items if p.topic.deleting})
@@ -365,8 +403,15 @@ class ZkOps:
     def catch_up(self, b: int) -> None:
         """Broker ``b`` has caught up everywhere: each live leader adds it back to the ISR."""
         for p in list(self.cl.partitions()):
-            if (b in p.replicas and b not in p.isr and p.leader >= 0 and p.leader != b and not p.topic.deleting
-                    and self.cl.brokers[p.leader].alive and p.rstates.get(b) in (ONLINE_R, NEW_R)):
+            if (
+                b in p.replicas
+                and b not in p.isr
+                and p.leader >= 0
+                and p.leader != b
+                and not p.topic.deleting
+                and self.cl.brokers[p.leader].alive
+                and p.rstates.get(b) in (ONLINE_R, NEW_R)
+            ):
                 self.isr_change(p, p.isr + [b])
 
     def lag_out(self, p: Partition, replicas: Sequence[int]) -> None:
@@ -374,8 +419,9 @@ class ZkOps:
         self.isr_change(p, [r for r in p.isr if r not in set(replicas)])
 
     # ---- topics (§2.4, §2.8) -------------------------------------------------------------------
-    def create_topic(self, name: str, assignment: Sequence[Sequence[int]], unclean: Optional[bool] = None,
-                     wrap_online=None) -> Topic:
+    def create_topic(
+        self, name: str, assignment: Sequence[Sequence[int]], unclean: Optional[bool] = None, wrap_online=None
+    ) -> Topic:
         """``onNewPartitionCreation``: New, replicas New, partitions Online, replicas Online.
 
         ``wrap_online(step)`` runs the New -> Online step (the lost-segment fault wraps it)."""
@@ -437,9 +483,11 @@ class ZkOps:
             if all(st == DEL_OK for p in t.partitions for st in p.rstates.values()):
                 self._complete_deletion(c, t)
             else:
-                self.sim.note("deletion_stuck", topic=t.name,
-                              replicas=[(p.name, r) for p in t.partitions for r, st in p.rstates.items()
-                                        if st != DEL_OK])
+                self.sim.note(
+                    "deletion_stuck",
+                    topic=t.name,
+                    replicas=[(p.name, r) for p in t.partitions for r, st in p.rstates.items() if st != DEL_OK],
+                )
 
     def _complete_deletion(self, c: Controller, t: Topic) -> None:
         self.r_change(c, [(p, r) for p in t.partitions for r in list(p.rstates)], NON_EXISTENT_R, send=False)
@@ -458,8 +506,11 @@ class ZkOps:
         br = cl.brokers[b]
         br.shutting_down = True
         T.ctl_controlled_shutdown(c, b, sorted(cl.shutting_down()), sorted(self.live() - cl.shutting_down()))
-        acting = [p for p in cl.partitions() if b in p.replicas and len(p.replicas) > 1
-                  and p.has_leadership_info and not p.topic.deleting]
+        acting = [
+            p
+            for p in cl.partitions()
+            if b in p.replicas and len(p.replicas) > 1 and p.has_leadership_info and not p.topic.deleting
+        ]
         led = [p for p in acting if p.leader == b]
         followed = [p for p in acting if p.leader != b]
         self.p_change(c, led, ONLINE_P, "controlled_shutdown")
@@ -557,4 +608,4 @@ class ZkOps:
 from kafka_forensics.statemachines.states import Entity as _Entity  # noqa: E402
 
 _P, _R = _Entity.PARTITION, _Entity.REPLICA
-__all__ = ["ZkOps", "STRATEGIES", "NO_LEADER"]
+__all__ = ["NO_LEADER", "STRATEGIES", "ZkOps"]

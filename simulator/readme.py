@@ -10,8 +10,10 @@ README_FILE = "README.md"
 
 def scenario_readme(doc: dict, summary_text: str) -> str:
     """Markdown: what happened, how to regenerate it, what a replay must report and where."""
-    cmd = (f"kafka-forensics simulate --scenario {doc['scenario']} --kafka-version {doc['kafka_version']} "
-           f"--seed {doc['seed']}{' --trace' if doc['trace'] else ''}{' --gzip' if doc['gzip'] else ''} --out DIR")
+    cmd = (
+        f"kafka-forensics simulate --scenario {doc['scenario']} --kafka-version {doc['kafka_version']} "
+        f"--seed {doc['seed']}{' --trace' if doc['trace'] else ''}{' --gzip' if doc['gzip'] else ''} --out DIR"
+    )
     lines = [
         f"# {doc['scenario']} (Kafka {doc['kafka_version']}, {doc['mode']})",
         "",
@@ -43,8 +45,10 @@ def scenario_readme(doc: dict, summary_text: str) -> str:
         lines.append("Nothing above `info`: this is a healthy cluster (no false positives expected).")
     extra = []
     for d in doc.get("deleted_lines", []):
-        extra.append(f"- {d['count']} lines removed from `{d['file']}` after line {d['after_line']} "
-                     "(listed in truth.json `deleted_lines`)")
+        extra.append(
+            f"- {d['count']} lines removed from `{d['file']}` after line {d['after_line']} "
+            "(listed in truth.json `deleted_lines`)"
+        )
     for s in doc.get("clock_skew", []):
         extra.append(f"- broker {s['broker']}'s clock is {s['skew_ms']} ms ahead")
     for s in doc.get("shared_files", []):

@@ -113,19 +113,25 @@ class Render:
         """A partition of a LeaderAndIsr request as the broker (and, 1.0+, the controller) prints it."""
         if not self.v10:
             # PartitionState.java@0.10.0.1 (isr/replicas as Java lists).
-            return (f"PartitionState(controllerEpoch={s[6]}, leader={s[2]}, leaderEpoch={s[3]}, "
-                    f"isr={jlist(s[4])}, zkVersion={s[5]}, replicas={jlist(s[7])})")
+            return (
+                f"PartitionState(controllerEpoch={s[6]}, leader={s[2]}, leaderEpoch={s[3]}, "
+                f"isr={jlist(s[4])}, zkVersion={s[5]}, replicas={jlist(s[7])})"
+            )
         if not self.v24:
             # LeaderAndIsrRequest.java@1.0.2: comma-joined isr/replicas, isNew.
-            return (f"PartitionState(controllerEpoch={s[6]}, leader={s[2]}, leaderEpoch={s[3]}, "
-                    f"isr={csv(s[4])}, zkVersion={s[5]}, replicas={csv(s[7])}, "
-                    f"isNew={'true' if is_new else 'false'})")
+            return (
+                f"PartitionState(controllerEpoch={s[6]}, leader={s[2]}, leaderEpoch={s[3]}, "
+                f"isr={csv(s[4])}, zkVersion={s[5]}, replicas={csv(s[7])}, "
+                f"isNew={'true' if is_new else 'false'})"
+            )
         # Generated LeaderAndIsrRequest.json@2.4.1 / @3.2.3 / @3.3.2.
         version_field = f"partitionEpoch={s[5]}" if self.lai_partition_epoch else f"zkVersion={s[5]}"
-        text = (f"LeaderAndIsrPartitionState(topicName='{s[0]}', partitionIndex={s[1]}, controllerEpoch={s[6]}, "
-                f"leader={s[2]}, leaderEpoch={s[3]}, isr={jlist(s[4])}, {version_field}, "
-                f"replicas={jlist(s[7])}, addingReplicas={jlist(s[8])}, removingReplicas={jlist(s[9])}, "
-                f"isNew={'true' if is_new else 'false'}")
+        text = (
+            f"LeaderAndIsrPartitionState(topicName='{s[0]}', partitionIndex={s[1]}, controllerEpoch={s[6]}, "
+            f"leader={s[2]}, leaderEpoch={s[3]}, isr={jlist(s[4])}, {version_field}, "
+            f"replicas={jlist(s[7])}, addingReplicas={jlist(s[8])}, removingReplicas={jlist(s[9])}, "
+            f"isNew={'true' if is_new else 'false'}"
+        )
         if self.lai_recovery:
             text += f", leaderRecoveryState={1 if s[10] else 0}"
         return text + ")"
@@ -142,17 +148,23 @@ class Render:
         if not self.v10:
             return self.pstate_info(s)
         if not self.v24:
-            return (f"PartitionState(controllerEpoch={s[6]}, leader={s[2]}, leaderEpoch={s[3]}, "
-                    f"isr={jlist(s[4])}, zkVersion={s[5]}, replicas={jlist(s[7])}, "
-                    f"offlineReplicas={jlist(offline)})")
-        return (f"UpdateMetadataPartitionState(topicName='{s[0]}', partitionIndex={s[1]}, controllerEpoch={s[6]}, "
-                f"leader={s[2]}, leaderEpoch={s[3]}, isr={jlist(s[4])}, zkVersion={s[5]}, "
-                f"replicas={jlist(s[7])}, offlineReplicas={jlist(offline)})")
+            return (
+                f"PartitionState(controllerEpoch={s[6]}, leader={s[2]}, leaderEpoch={s[3]}, "
+                f"isr={jlist(s[4])}, zkVersion={s[5]}, replicas={jlist(s[7])}, "
+                f"offlineReplicas={jlist(offline)})"
+            )
+        return (
+            f"UpdateMetadataPartitionState(topicName='{s[0]}', partitionIndex={s[1]}, controllerEpoch={s[6]}, "
+            f"leader={s[2]}, leaderEpoch={s[3]}, isr={jlist(s[4])}, zkVersion={s[5]}, "
+            f"replicas={jlist(s[7])}, offlineReplicas={jlist(offline)})"
+        )
 
     def stop_replica_state(self, s: Snap, delete: bool) -> str:
         """``StopReplicaPartitionState`` (StopReplicaRequest.json@2.6.3)."""
-        return (f"StopReplicaPartitionState(partitionIndex={s[1]}, leaderEpoch={s[3]}, "
-                f"deletePartition={'true' if delete else 'false'})")
+        return (
+            f"StopReplicaPartitionState(partitionIndex={s[1]}, leaderEpoch={s[3]}, "
+            f"deletePartition={'true' if delete else 'false'})"
+        )
 
     def assignment(self, replicas: Sequence[int], adding: Sequence[int], removing: Sequence[int]) -> str:
         """``ReplicaAssignment.toString`` (ControllerContext.scala@2.4.1)."""
@@ -170,15 +182,19 @@ class Render:
             return "{error_code=0,_tagged_fields={}}" if p.at_least("2.4") else "{error_code=0}"
         if p.at_least("2.8"):
             if api == "LEADER_AND_ISR":
-                errs = ", ".join(f"LeaderAndIsrPartitionError(topicName='', partitionIndex={s[1]}, errorCode=0)"
-                                 for s in parts)
+                errs = ", ".join(
+                    f"LeaderAndIsrPartitionError(topicName='', partitionIndex={s[1]}, errorCode=0)" for s in parts
+                )
                 tid = parts[0][11] if parts else "AAAAAAAAAAAAAAAAAAAAAA"
                 return f"LeaderAndIsrResponseData(errorCode=0, partitionErrors=[], topics=[LeaderAndIsrTopicError(topicId={tid}, partitionErrors=[{errs}])])"
-            errs = ", ".join(f"StopReplicaPartitionError(topicName='{s[0]}', partitionIndex={s[1]}, errorCode=0)"
-                             for s in parts)
+            errs = ", ".join(
+                f"StopReplicaPartitionError(topicName='{s[0]}', partitionIndex={s[1]}, errorCode=0)" for s in parts
+            )
             return f"StopReplicaResponseData(errorCode=0, partitionErrors=[{errs}])"
         if p.at_least("2.4"):
-            errs = ",".join(f"{{topic_name={s[0]},partition_index={s[1]},error_code=0,_tagged_fields={{}}}}" for s in parts)
+            errs = ",".join(
+                f"{{topic_name={s[0]},partition_index={s[1]},error_code=0,_tagged_fields={{}}}}" for s in parts
+            )
             return f"{{error_code=0,partition_errors=[{errs}],_tagged_fields={{}}}}"
         errs = ",".join(f"{{topic={s[0]},partition={s[1]},error_code=0}}" for s in parts)
         return f"{{error_code=0,partitions=[{errs}]}}"

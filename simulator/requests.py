@@ -19,7 +19,7 @@ from .templates_zk import BrokerItem
 class Batch:
     """One ``newBatch() .. sendRequestsToBrokers()`` round."""
 
-    __slots__ = ("lai", "um", "um_brokers", "stop")
+    __slots__ = ("lai", "stop", "um", "um_brokers")
 
     def __init__(self) -> None:
         self.lai: dict[int, dict[str, tuple]] = {}

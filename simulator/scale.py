@@ -29,9 +29,19 @@ class ScaleResult:
         return self.lines / self.seconds if self.seconds else 0.0
 
 
-def run_scale(out_dir: Path, *, kafka_version: str = "2.4", brokers: int = 30, topics: int = 200,
-              partitions: int = 100_000, failovers: int = 5, rf: int = 3, seed: int = 0, trace: bool = False,
-              gzip: bool = False) -> ScaleResult:
+def run_scale(
+    out_dir: Path,
+    *,
+    kafka_version: str = "2.4",
+    brokers: int = 30,
+    topics: int = 200,
+    partitions: int = 100_000,
+    failovers: int = 5,
+    rf: int = 3,
+    seed: int = 0,
+    trace: bool = False,
+    gzip: bool = False,
+) -> ScaleResult:
     """Create ``topics`` topics holding ``partitions`` partitions (RF ``rf``) on ``brokers`` brokers,
     then ``failovers`` rounds of: a broker crash and restart, and a controller resignation."""
     if brokers < max(rf, 2) or topics < 1 or partitions < topics or failovers < 0:

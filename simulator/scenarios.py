@@ -104,9 +104,15 @@ def unclean_election(sim: Simulation) -> None:
     _crash(sim, 1)
     for n in sim.notes_of("unclean", since):
         p = n["partition"]
-        sim.truth.add("unclean_election", evidence=[n["ref"], n["ctl_ref"]], topic=p.topic.name, partition=p.index,
-                      replica=p.leader, controller_epoch=n["controller"].epoch,
-                      note=f"leader {p.leader} elected from outside the ISR {n['old_isr']}")
+        sim.truth.add(
+            "unclean_election",
+            evidence=[n["ref"], n["ctl_ref"]],
+            topic=p.topic.name,
+            partition=p.index,
+            replica=p.leader,
+            controller_epoch=n["controller"].epoch,
+            note=f"leader {p.leader} elected from outside the ISR {n['old_isr']}",
+        )
     _wait(sim, 30_000, 90_000)
     _restart(sim, 1)
 
@@ -218,8 +224,12 @@ def topic_deletion_stuck(sim: Simulation) -> None:
     since = len(sim.notes)
     ops.delete_topic("old-events")
     for n in sim.notes_of("deletion_stuck", since):
-        sim.truth.event("deletion stuck on offline replicas", None, topic=n["topic"],
-                        replicas=[f"{name}/{r}" for name, r in n["replicas"]])
+        sim.truth.event(
+            "deletion stuck on offline replicas",
+            None,
+            topic=n["topic"],
+            replicas=[f"{name}/{r}" for name, r in n["replicas"]],
+        )
     _wait(sim, 120_000, 300_000)
     _restart(sim, 3)
 
@@ -245,19 +255,31 @@ def lost_segment(sim: Simulation) -> None:
     sim.boot(controller=1)
     _wait(sim, 30_000, 60_000)
     c = sim.cluster.controller
-    t = ops.create_topic("orders", [[2, 1, 3], [2, 3, 1]],
-                         wrap_online=lambda step: faults.lost_segment(sim, c.id, "state-change", step))
+    t = ops.create_topic(
+        "orders", [[2, 1, 3], [2, 3, 1]], wrap_online=lambda step: faults.lost_segment(sim, c.id, "state-change", step)
+    )
     _wait(sim, 120_000, 240_000)
     with sim.out.capture() as lines:
         ops.controlled_shutdown(2)
     for p in t.partitions:
-        refs = [ref for ref, b, kind, msg in lines if b == c.id and kind == "state-change"
-                and faults._mentions(p).search(msg) and "from OnlinePartition" in msg]
+        refs = [
+            ref
+            for ref, b, kind, msg in lines
+            if b == c.id
+            and kind == "state-change"
+            and faults._mentions(p).search(msg)
+            and "from OnlinePartition" in msg
+        ]
         if refs:
-            sim.truth.add("state_gap", evidence=refs[:1], topic=p.topic.name, partition=p.index,
-                          controller_epoch=c.epoch,
-                          note="logged from-state OnlinePartition, last visible state NewPartition: the lines "
-                               "in deleted_lines are missing")
+            sim.truth.add(
+                "state_gap",
+                evidence=refs[:1],
+                topic=p.topic.name,
+                partition=p.index,
+                controller_epoch=c.epoch,
+                note="logged from-state OnlinePartition, last visible state NewPartition: the lines "
+                "in deleted_lines are missing",
+            )
     sim.clock.sleep(_session_ms(sim) // 3)
     ops.broker_change(sim.cluster.controller, deleted=[2])
     _wait(sim, 60_000, 90_000)
@@ -298,9 +320,14 @@ def kraft_metadata(sim: Simulation) -> None:
     epoch = sim.cluster.controller.epoch
     _wait(sim, 60_000, 120_000)
     phantom = sim.T.sc_leader(1, p2, None, -1)
-    sim.truth.add("metadata_view_mismatch", evidence=[phantom], topic="payments", partition=2,
-                  controller_epoch=epoch, note="broker 1 says it leads payments-2 at leader epoch 0; the record "
-                  "that made partition epoch 0 has leader 3")
+    sim.truth.add(
+        "metadata_view_mismatch",
+        evidence=[phantom],
+        topic="payments",
+        partition=2,
+        controller_epoch=epoch,
+        note="broker 1 says it leads payments-2 at leader epoch 0; the record that made partition epoch 0 has leader 3",
+    )
     _wait(sim, 5_000, 20_000)
     ops.lag_out(p1, [1])
     dropped = ops.last_isr_record
@@ -311,60 +338,115 @@ def kraft_metadata(sim: Simulation) -> None:
     with sim.out.capture() as lines:
         _crash(sim, 2)
     views = [ref for ref, _b, _k, msg in lines if "payments-1 " in msg and "starts at leader epoch" in msg]
-    sim.truth.add("partition_epoch_gap", evidence=views, topic="payments", partition=1,
-                  controller_epoch=sim.cluster.controller.epoch,
-                  note=f"brokers apply partition epoch {p1.zk_version}; without the dropped record the dump "
-                  f"reaches {p1.zk_version - 1}")
+    sim.truth.add(
+        "partition_epoch_gap",
+        evidence=views,
+        topic="payments",
+        partition=1,
+        controller_epoch=sim.cluster.controller.epoch,
+        note=f"brokers apply partition epoch {p1.zk_version}; without the dropped record the dump "
+        f"reaches {p1.zk_version - 1}",
+    )
     _wait(sim, 5_000, 20_000)
     with sim.out.capture() as lines:
         ops.fault_elect_fenced(p0, 2)
     views = [ref for ref, _b, _k, msg in lines if "payments-0 " in msg]
-    sim.truth.add("leader_on_fenced_broker", evidence=views, topic="payments", partition=0,
-                  controller_epoch=sim.cluster.controller.epoch,
-                  note="PartitionChangeRecord makes fenced broker 2 the leader of payments-0")
+    sim.truth.add(
+        "leader_on_fenced_broker",
+        evidence=views,
+        topic="payments",
+        partition=0,
+        controller_epoch=sim.cluster.controller.epoch,
+        note="PartitionChangeRecord makes fenced broker 2 the leader of payments-0",
+    )
     _wait(sim, 30_000, 60_000)
     line_of = sim.write_metadata_dump()
     around = [e for e in ops.mlog.entries if e.offset in (dropped.offset - 1, dropped.offset + 1)]
-    sim.truth.add("metadata_offset_gap", evidence=[(DumpSegment(ops.mlog.name), line_of[e.offset], e.ms)
-                                                   for e in sorted(around, key=lambda e: e.offset)],
-                  controller_epoch=dropped.epoch,
-                  note=f"the dump skips offset {dropped.offset} (the dropped batch) between two batches of one segment")
+    sim.truth.add(
+        "metadata_offset_gap",
+        evidence=[
+            (DumpSegment(ops.mlog.name), line_of[e.offset], e.ms) for e in sorted(around, key=lambda e: e.offset)
+        ],
+        controller_epoch=dropped.epoch,
+        note=f"the dump skips offset {dropped.offset} (the dropped batch) between two batches of one segment",
+    )
 
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
-    Scenario("clean-failover", "controller resignation and session-expiry failovers, nothing stale", clean_failover,
-             ALL_VERSIONS),
-    Scenario("unclean-election", "leader dies with an ISR of one: unclean election", unclean_election, ALL_VERSIONS),
-    Scenario("zombie-controller", "old controller acts with a stale epoch; brokers reject it", zombie_controller,
-             ZK_VERSIONS),
-    Scenario("kafka-3143", "dead broker kept as leader / in ISR after failover", kafka_3143, ZK_VERSIONS),
-    Scenario("reassignment", "partition reassignment (leader moves / stays) and preferred election", reassignment,
-             ZK_VERSIONS, (1, 2, 3, 4)),
-    Scenario("lifecycle", "a healthy day: every operation, no fault (no finding expected)", lifecycle, ALL_VERSIONS),
-    Scenario("topic-deletion-stuck", "deletion parked on an offline broker's replicas, resumed on restart",
-             topic_deletion_stuck, ZK_VERSIONS),
-    Scenario("illegal-transition", "one transition the state machine forbids", illegal_transition, ZK_VERSIONS),
-    Scenario("lost-segment", "a contiguous run of controller state-change lines is missing", lost_segment,
-             ZK_VERSIONS),
-    Scenario("kraft-metadata", "KRaft metadata dump: a missing record, a fenced leader, a broker view no record "
-             "explains", kraft_metadata, ("3.9-kraft",)),
-    Scenario("skew-and-shared-file", "one broker's clock skewed, two brokers sharing log files",
-             skew_and_shared_file, ALL_VERSIONS),
-)}
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            "clean-failover",
+            "controller resignation and session-expiry failovers, nothing stale",
+            clean_failover,
+            ALL_VERSIONS,
+        ),
+        Scenario(
+            "unclean-election", "leader dies with an ISR of one: unclean election", unclean_election, ALL_VERSIONS
+        ),
+        Scenario(
+            "zombie-controller",
+            "old controller acts with a stale epoch; brokers reject it",
+            zombie_controller,
+            ZK_VERSIONS,
+        ),
+        Scenario("kafka-3143", "dead broker kept as leader / in ISR after failover", kafka_3143, ZK_VERSIONS),
+        Scenario(
+            "reassignment",
+            "partition reassignment (leader moves / stays) and preferred election",
+            reassignment,
+            ZK_VERSIONS,
+            (1, 2, 3, 4),
+        ),
+        Scenario(
+            "lifecycle", "a healthy day: every operation, no fault (no finding expected)", lifecycle, ALL_VERSIONS
+        ),
+        Scenario(
+            "topic-deletion-stuck",
+            "deletion parked on an offline broker's replicas, resumed on restart",
+            topic_deletion_stuck,
+            ZK_VERSIONS,
+        ),
+        Scenario("illegal-transition", "one transition the state machine forbids", illegal_transition, ZK_VERSIONS),
+        Scenario(
+            "lost-segment", "a contiguous run of controller state-change lines is missing", lost_segment, ZK_VERSIONS
+        ),
+        Scenario(
+            "kraft-metadata",
+            "KRaft metadata dump: a missing record, a fenced leader, a broker view no record explains",
+            kraft_metadata,
+            ("3.9-kraft",),
+        ),
+        Scenario(
+            "skew-and-shared-file",
+            "one broker's clock skewed, two brokers sharing log files",
+            skew_and_shared_file,
+            ALL_VERSIONS,
+        ),
+    )
+}
 
 
-def run_scenario(name: str, kafka_version: str, out_dir: Path, *, seed: int = 0, trace: bool = False,
-                 gzip: bool = False, expect: bool = False) -> SimResult:
+def run_scenario(
+    name: str,
+    kafka_version: str,
+    out_dir: Path,
+    *,
+    seed: int = 0,
+    trace: bool = False,
+    gzip: bool = False,
+    expect: bool = False,
+) -> SimResult:
     """Simulate scenario ``name`` for ``kafka_version`` into ``out_dir`` (writes truth.json)."""
     scenario = SCENARIOS.get(name)
     if scenario is None:
         raise UsageError(f"unknown scenario {name!r} (known: {', '.join(SCENARIOS)})")
-    sim = Simulation(out_dir, kafka_version, seed=seed, trace=trace, gzip=gzip, expect=expect,
-                     brokers=scenario.brokers)
+    sim = Simulation(out_dir, kafka_version, seed=seed, trace=trace, gzip=gzip, expect=expect, brokers=scenario.brokers)
     key = "3.9-kraft" if sim.prof.kraft else sim.prof.line
     if key not in scenario.versions:
-        raise UsageError(f"scenario {name} is not defined for Kafka {sim.prof.label} "
-                         f"(it runs on {', '.join(scenario.versions)})")
+        raise UsageError(
+            f"scenario {name} is not defined for Kafka {sim.prof.label} (it runs on {', '.join(scenario.versions)})"
+        )
     scenario.run(sim)
     res = sim.finish(name, scenario.summary)
     write_readme(res.out_dir, res.truth, scenario.run.__doc__ or scenario.summary)

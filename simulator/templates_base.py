@@ -23,7 +23,7 @@ KAFKA_CONTROLLER = "kafka.controller.KafkaController"
 APP_INFO = "org.apache.kafka.common.utils.AppInfoParser"
 PARTITION_LOGGER = "kafka.cluster.Partition"
 
-__all__ = ["TemplatesBase", "TRACE", "DEBUG", "INFO", "WARN", "ERROR"]
+__all__ = ["DEBUG", "ERROR", "INFO", "TRACE", "WARN", "TemplatesBase"]
 
 
 class TemplatesBase:
@@ -49,8 +49,9 @@ class TemplatesBase:
     def server_version(self, b: int) -> None:
         """AppInfoParser: ``Kafka version : X`` (0.9.0.1-2.1.1) / ``Kafka version: X`` (2.2.2+)."""
         sep = ": " if self.p.at_least("2.2") else " : "
-        self.o.srv(b, INFO, APP_INFO, f"Kafka version{sep}{self.p.tag}", "kafka_version",
-                   {"attrs.kafka_version": self.p.tag})
+        self.o.srv(
+            b, INFO, APP_INFO, f"Kafka version{sep}{self.p.tag}", "kafka_version", {"attrs.kafka_version": self.p.tag}
+        )
         self.o.srv(b, INFO, APP_INFO, f"Kafka commitId{sep}{self.p.commit_id}", "other")
 
     def server_started(self, b: int, epoch: int) -> None:
@@ -77,9 +78,14 @@ class TemplatesBase:
 
     def _isr_updated(self, b: int, p: Partition, tail: str) -> tuple:
         """The INFO ``[Partition t-0 broker=b] ISR updated to <tail>`` line; only the tail differs by era."""
-        return self.o.srv(b, INFO, PARTITION_LOGGER, f"[Partition {p.name} broker={b}] ISR updated to {tail}",
-                          "isr_updated", {"topic": p.topic.name, "partition": p.index, "isr": list(p.isr),
-                                          "partition_epoch": p.zk_version})
+        return self.o.srv(
+            b,
+            INFO,
+            PARTITION_LOGGER,
+            f"[Partition {p.name} broker={b}] ISR updated to {tail}",
+            "isr_updated",
+            {"topic": p.topic.name, "partition": p.index, "isr": list(p.isr), "partition_epoch": p.zk_version},
+        )
 
     def _isr_updated_v35(self, b: int, p: Partition) -> tuple:
         """Partition.scala@3.5.2-HEAD (isr_updated__v35): ZooKeeper-mode 3.x and KRaft print the same line."""
@@ -104,7 +110,9 @@ class TemplatesBase:
     def ctl_delete_start(self, c: Controller, topics: Sequence[str]) -> None: ...
     def ctl_delete_handling(self, c: Controller, topics: Sequence[str]) -> None: ...
     def ctl_delete_done(self, c: Controller, topic: str) -> None: ...
-    def ctl_unclean(self, c: Controller, p: Partition, leader: int, live_assigned: Sequence[int]) -> Optional[tuple]: ...
+    def ctl_unclean(
+        self, c: Controller, p: Partition, leader: int, live_assigned: Sequence[int]
+    ) -> Optional[tuple]: ...
     def ctl_invoking(self, c: Controller, entity: str, to: str, names: Sequence[str]) -> None: ...
     def ctl_isr_removal(self, c: Controller, p: Partition, replica: int, old_isr, retained: bool) -> None: ...
     def ctl_stop_replica_batch(self, c: Controller, b: int, delete: bool, snaps: Sequence[Snap]) -> None: ...
@@ -114,9 +122,13 @@ class TemplatesBase:
     def sc_partition(self, c: Controller, p: Partition, frm: str, to: str) -> Optional[tuple]: ...
     def sc_election_started(self, c: Controller, p: Partition) -> None: ...
     def sc_elected(self, c: Controller, p: Partition) -> None: ...
-    def sc_partition_failed(self, c: Controller, p: Partition, frm: str, to: str, exc: list[str]) -> Optional[tuple]: ...
+    def sc_partition_failed(
+        self, c: Controller, p: Partition, frm: str, to: str, exc: list[str]
+    ) -> Optional[tuple]: ...
     def sc_replica(self, c: Controller, p: Partition, r: int, frm: str, to: str) -> Optional[tuple]: ...
-    def sc_replica_failed(self, c: Controller, p: Partition, r: int, frm: str, to: str, valid: Sequence[str]) -> Optional[tuple]: ...
+    def sc_replica_failed(
+        self, c: Controller, p: Partition, r: int, frm: str, to: str, valid: Sequence[str]
+    ) -> Optional[tuple]: ...
     def sc_isr_removed(self, c: Controller, p: Partition, r: int) -> Optional[tuple]: ...
     def sc_reassign_sent(self, c: Controller, s: Snap, leader: int, assignment: str) -> Optional[tuple]: ...
     def sc_send_lai(self, c: Controller, b: int, s: Snap, is_new: bool) -> Optional[tuple]: ...

@@ -44,20 +44,48 @@ class ZkTemplates(TemplatesBase):
     def ctl_elected(self, c):
         # "C successfully elected as the controller" (1.0.2-2.0.1) then "Epoch incremented to E"
         # (KafkaController.incrementControllerEpoch@1.1.1, kafka-state-machines.md §2.1).
-        ref = self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}{c.id} successfully elected as the controller",
-                         "controller_elected", {"controller_id": c.id})
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}Epoch incremented to {c.epoch}",
-                   "controller_epoch_incremented", {"controller_epoch": c.epoch})
+        ref = self.o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}{c.id} successfully elected as the controller",
+            "controller_elected",
+            {"controller_id": c.id},
+        )
+        self.o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}Epoch incremented to {c.epoch}",
+            "controller_epoch_incremented",
+            {"controller_epoch": c.epoch},
+        )
         return ref
 
     def ctl_context(self, c, live, topics):
         o, k = self.o, self.kc(c.id)
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Currently active brokers in the cluster: {self.r.iset(live)}",
-              "live_brokers", {"live_brokers": sorted(live)})
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Currently shutting brokers in the cluster: {self.r.mset(())}",
-              "shutting_down_brokers")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Current list of topics in the cluster: {self.r.topic_set(topics)}",
-              "controller_topics")
+        o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{k}Currently active brokers in the cluster: {self.r.iset(live)}",
+            "live_brokers",
+            {"live_brokers": sorted(live)},
+        )
+        o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{k}Currently shutting brokers in the cluster: {self.r.mset(())}",
+            "shutting_down_brokers",
+        )
+        o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{k}Current list of topics in the cluster: {self.r.topic_set(topics)}",
+            "controller_topics",
+        )
         o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Fetching topic deletions in progress", "controller_init_step")
         o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}List of topics to be deleted: ", "controller_context")
         o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}List of topics ineligible for deletion: ", "controller_context")
@@ -68,18 +96,31 @@ class ZkTemplates(TemplatesBase):
         """2.3+: "Triggering offline replica state changes" (KAFKA-3143)."""
 
     def ctl_broker_failure(self, c, dead):
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}Broker failure callback for {csv(sorted(dead))}",
-                   "broker_failure", {"deleted_brokers": sorted(dead)})
+        self.o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}Broker failure callback for {csv(sorted(dead))}",
+            "broker_failure",
+            {"deleted_brokers": sorted(dead)},
+        )
 
     def ctl_broker_startup(self, c, new):
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}New broker startup callback for {csv(sorted(new))}",
-                   "broker_startup", {"added_brokers": sorted(new)})
+        self.o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}New broker startup callback for {csv(sorted(new))}",
+            "broker_startup",
+            {"added_brokers": sorted(new)},
+        )
 
     def ctl_controlled_shutdown(self, c, b, sd, live):
         o, k = self.o, self.kc(c.id)
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Shutting down broker {b}", "controlled_shutdown",
-              {"target_broker": b})
-        o.ctl(c.id, DEBUG, KAFKA_CONTROLLER, f"{k}All shutting down brokers: {csv(sorted(sd))}", "shutting_down_brokers")
+        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Shutting down broker {b}", "controlled_shutdown", {"target_broker": b})
+        o.ctl(
+            c.id, DEBUG, KAFKA_CONTROLLER, f"{k}All shutting down brokers: {csv(sorted(sd))}", "shutting_down_brokers"
+        )
         o.ctl(c.id, DEBUG, KAFKA_CONTROLLER, f"{k}Live brokers: {csv(sorted(live))}", "live_brokers")
 
     def _assignment_map(self, parts: Sequence[Partition]) -> str:
@@ -88,39 +129,63 @@ class ZkTemplates(TemplatesBase):
 
     def ctl_reassign_start(self, c, p, target):
         # "Handling reassignment of partition .. to new replicas .." (0.8.2.2-2.3.1).
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-                   f"{self.kc(c.id)}Handling reassignment of partition {self.r.tap(p.topic.name, p.index)} "
-                   f"to new replicas {csv(target)}", "reassignment_started",
-                   {"topic": p.topic.name, "partition": p.index})
+        self.o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}Handling reassignment of partition {self.r.tap(p.topic.name, p.index)} "
+            f"to new replicas {csv(target)}",
+            "reassignment_started",
+            {"topic": p.topic.name, "partition": p.index},
+        )
 
     def ctl_reassign_leader(self, c, p, target, moves: bool, alive: bool = True):
         # KafkaController.moveReassignedPartitionLeaderIfRequired (INFO, 0.8.2-HEAD).
         name = self.r.tap(p.topic.name, p.index)
         if moves:
-            text = (f"Leader {p.leader} for partition {name} being reassigned, is not in the new list of replicas "
-                    f"{csv(target)}. Re-electing leader")
+            text = (
+                f"Leader {p.leader} for partition {name} being reassigned, is not in the new list of replicas "
+                f"{csv(target)}. Re-electing leader"
+            )
         else:
-            text = (f"Leader {p.leader} for partition {name} being reassigned, is already in the new list of replicas "
-                    f"{csv(target)} and is alive")
+            text = (
+                f"Leader {p.leader} for partition {name} being reassigned, is already in the new list of replicas "
+                f"{csv(target)} and is alive"
+            )
         self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}{text}", "reassignment_progress")
 
     def ctl_preferred_start(self, c, parts, trigger):
         # "Starting preferred replica leader election for partitions .." (0.8.2.2-2.3.1).
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-                   f"{self.kc(c.id)}Starting preferred replica leader election for partitions "
-                   f"{','.join(self.r.tap(p.topic.name, p.index) for p in parts)}", "preferred_election_started")
+        self.o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}Starting preferred replica leader election for partitions "
+            f"{','.join(self.r.tap(p.topic.name, p.index) for p in parts)}",
+            "preferred_election_started",
+        )
 
     def ctl_preferred_result(self, c, p, preferred, ok):
         if ok:
-            self.o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-                       f"{self.kc(c.id)}Partition {self.r.tap(p.topic.name, p.index)} completed preferred replica "
-                       f"leader election. New leader is {preferred}", "preferred_election_completed",
-                       {"topic": p.topic.name, "partition": p.index, "leader": preferred})
+            self.o.ctl(
+                c.id,
+                INFO,
+                KAFKA_CONTROLLER,
+                f"{self.kc(c.id)}Partition {self.r.tap(p.topic.name, p.index)} completed preferred replica "
+                f"leader election. New leader is {preferred}",
+                "preferred_election_completed",
+                {"topic": p.topic.name, "partition": p.index, "leader": preferred},
+            )
         else:
             # 1.1.1 only: "... failed to complete preferred replica leader election. Leader is L".
-            self.o.ctl(c.id, WARN, KAFKA_CONTROLLER,
-                       f"{self.kc(c.id)}Partition {p.name} failed to complete preferred replica leader election. "
-                       f"Leader is {p.leader}", "preferred_election_failed")
+            self.o.ctl(
+                c.id,
+                WARN,
+                KAFKA_CONTROLLER,
+                f"{self.kc(c.id)}Partition {p.name} failed to complete preferred replica leader election. "
+                f"Leader is {p.leader}",
+                "preferred_election_failed",
+            )
 
     def ctl_unclean_election_start(self, c, parts):
         """Admin unclean elections exist from 2.4 (KIP-460)."""
@@ -131,9 +196,13 @@ class ZkTemplates(TemplatesBase):
     def ctl_stop_replica_batch(self, c, b, delete, snaps):
         # ControllerBrokerRequestBatch (no prefix), DEBUG, 0.8.1-2.5.1.
         text = ",".join(f"[Topic={s[0]},Partition={s[1]},Replica={b}]" for s in snaps)
-        self.o.ctl(c.id, DEBUG, "kafka.controller.ControllerBrokerRequestBatch",
-                   f"The stop replica request (delete = {'true' if delete else 'false'}) sent to broker {b} is {text}",
-                   "send_stop_replica")
+        self.o.ctl(
+            c.id,
+            DEBUG,
+            "kafka.controller.ControllerBrokerRequestBatch",
+            f"The stop replica request (delete = {'true' if delete else 'false'}) sent to broker {b} is {text}",
+            "send_stop_replica",
+        )
 
     def ctl_moved(self, c, event):
         """2.1+ only (epoch zkVersion fencing, KAFKA-6082)."""
@@ -141,8 +210,13 @@ class ZkTemplates(TemplatesBase):
 
     # ---- state-change.log, controller side ----------------------------------------------------
     def _pfields(self, c, p, frm, to):
-        return {"topic": p.topic.name, "partition": p.index, "from_state": frm, "to_state": to,
-                "controller_epoch": c.epoch}
+        return {
+            "topic": p.topic.name,
+            "partition": p.index,
+            "from_state": frm,
+            "to_state": to,
+            "controller_epoch": c.epoch,
+        }
 
     LVL_CHANGED = TRACE  # INFO from 2.6.3 for the New and Online shapes
 
@@ -167,9 +241,13 @@ class ZkTemplates(TemplatesBase):
 
     def sc_lai_error(self, c, b):
         # KafkaController@1.0.2-2.4.1 "[Controller id=C] Received error in LeaderAndIsr response .." (ERROR).
-        self.o.sc(c.id, ERROR, f"{self.kc(c.id)}Received error in LeaderAndIsr response "
-                  f"LeaderAndIsrResponse(responses={{}}, error=STALE_CONTROLLER_EPOCH) from broker {b}",
-                  "controller_response_error")
+        self.o.sc(
+            c.id,
+            ERROR,
+            f"{self.kc(c.id)}Received error in LeaderAndIsr response "
+            f"LeaderAndIsrResponse(responses={{}}, error=STALE_CONTROLLER_EPOCH) from broker {b}",
+            "controller_response_error",
+        )
 
     # ---- state-change.log, broker side ------------------------------------------------------
     @staticmethod
@@ -178,16 +256,25 @@ class ZkTemplates(TemplatesBase):
 
     def sc_b_follower_skipped(self, b, c, corr, s):
         # ReplicaManager@1.0.2-3.2.3 INFO.
-        self.o.sc(b, INFO, f"{self.bp(b)}Skipped the become-follower state change after marking its partition as "
-                  f"follower with correlation id {corr} from controller {c.id} epoch {c.epoch} for partition {s.name} "
-                  f"(last update controller epoch {s[6]}) since the new leader {s[2]} is the same as the old leader",
-                  "broker_become_follower_skipped")
+        self.o.sc(
+            b,
+            INFO,
+            f"{self.bp(b)}Skipped the become-follower state change after marking its partition as "
+            f"follower with correlation id {corr} from controller {c.id} epoch {c.epoch} for partition {s.name} "
+            f"(last update controller epoch {s[6]}) since the new leader {s[2]} is the same as the old leader",
+            "broker_become_follower_skipped",
+        )
 
     def sc_b_leader_unavailable(self, b, c, corr, s):
         # ReplicaManager@1.0.2-HEAD ERROR.
-        self.o.sc(b, ERROR, f"{self.bp(b)}Received LeaderAndIsrRequest with correlation id {corr} from controller "
-                  f"{c.id} epoch {c.epoch} for partition {s.name} (last update controller epoch {s[6]}) but cannot "
-                  f"become follower since the new leader {s[2]} is unavailable.", "broker_leader_unavailable")
+        self.o.sc(
+            b,
+            ERROR,
+            f"{self.bp(b)}Received LeaderAndIsrRequest with correlation id {corr} from controller "
+            f"{c.id} epoch {c.epoch} for partition {s.name} (last update controller epoch {s[6]}) but cannot "
+            f"become follower since the new leader {s[2]} is unavailable.",
+            "broker_leader_unavailable",
+        )
 
     # ReplicaManager.makeFollowers: 1.0.2-1.1.1 texts end at the partition; from 2.0.1 they add
     # " with leader N" (and 2.4.1-2.5.1 print the leader's endpoint for the fetcher line).

@@ -38,9 +38,14 @@ class Zk11Templates(ZkTemplates):
 
     def server_registered(self, b: int, epoch: int) -> None:
         # KafkaZkClient.registerBrokerInZk@1.1.1 (broker_zk_registered, 0.9.0.1..1.1.1).
-        self.o.srv(b, INFO, "kafka.zk.KafkaZkClient",
-                   f"Registered broker {b} at path /brokers/ids/{b} with addresses: "
-                   f"ArrayBuffer(EndPoint(kafka{b},9092,ListenerName(PLAINTEXT),PLAINTEXT))", "broker_zk_registered")
+        self.o.srv(
+            b,
+            INFO,
+            "kafka.zk.KafkaZkClient",
+            f"Registered broker {b} at path /brokers/ids/{b} with addresses: "
+            f"ArrayBuffer(EndPoint(kafka{b},9092,ListenerName(PLAINTEXT),PLAINTEXT))",
+            "broker_zk_registered",
+        )
 
     def server_stopping_begin(self, b, controlled=True):
         o = self.o
@@ -56,44 +61,77 @@ class Zk11Templates(ZkTemplates):
 
     def zk_session_expired(self, b: int) -> Optional[tuple]:
         # ZooKeeperClient@1.1.1 "[ZooKeeperClient] Session expired." (zk_session_expired, 1.1.1..HEAD).
-        return self.o.srv(b, INFO, "kafka.zookeeper.ZooKeeperClient", "[ZooKeeperClient] Session expired.",
-                          "zk_session_expired")
+        return self.o.srv(
+            b, INFO, "kafka.zookeeper.ZooKeeperClient", "[ZooKeeperClient] Session expired.", "zk_session_expired"
+        )
 
     def isr_shrink(self, b, p, old, new):
         # Partition.scala@1.0.2-2.1.1 (isr_shrink__v10).
-        return self.o.srv(b, INFO, PARTITION_LOGGER,
-                          f"[Partition {p.name} broker={b}] Shrinking ISR from {csv(old)} to {csv(new)}",
-                          "isr_shrink", {"topic": p.topic.name, "partition": p.index, "isr": list(new)})
+        return self.o.srv(
+            b,
+            INFO,
+            PARTITION_LOGGER,
+            f"[Partition {p.name} broker={b}] Shrinking ISR from {csv(old)} to {csv(new)}",
+            "isr_shrink",
+            {"topic": p.topic.name, "partition": p.index, "isr": list(new)},
+        )
 
     def isr_expand(self, b, p, old, new):
         # Partition.scala@1.0.2-2.7.2 (isr_expand__v10).
-        return self.o.srv(b, INFO, PARTITION_LOGGER,
-                          f"[Partition {p.name} broker={b}] Expanding ISR from {csv(old)} to {csv(new)}",
-                          "isr_expand", {"topic": p.topic.name, "partition": p.index, "isr": list(new)})
+        return self.o.srv(
+            b,
+            INFO,
+            PARTITION_LOGGER,
+            f"[Partition {p.name} broker={b}] Expanding ISR from {csv(old)} to {csv(new)}",
+            "isr_expand",
+            {"topic": p.topic.name, "partition": p.index, "isr": list(new)},
+        )
 
     # ---- controller.log ---------------------------------------------------------------------
     def ctl_failover(self, c, live, topics):
         """KafkaController.elect/onControllerFailover@1.1.1 (controller_init_step rows, §6)."""
         o, k = self.o, self.kc(c.id)
         ref = self.ctl_elected(c)
-        for step in ("Registering handlers", "Deleting log dir event notifications",
-                     "Deleting isr change notifications", "Initializing controller context"):
+        for step in (
+            "Registering handlers",
+            "Deleting log dir event notifications",
+            "Deleting isr change notifications",
+            "Initializing controller context",
+        ):
             o.ctl(c.id, INFO, KAFKA_CONTROLLER, k + step, "controller_init_step")
         self.ctl_context(c, live, topics)
-        o.ctl(c.id, INFO, self.RSM_LOGGER, f"[ReplicaStateMachine controllerId={c.id}] Initializing replica state",
-              "controller_init_step")
-        o.ctl(c.id, INFO, self.RSM_LOGGER,
-              f"[ReplicaStateMachine controllerId={c.id}] Triggering online replica state changes",
-              "controller_init_step")
+        o.ctl(
+            c.id,
+            INFO,
+            self.RSM_LOGGER,
+            f"[ReplicaStateMachine controllerId={c.id}] Initializing replica state",
+            "controller_init_step",
+        )
+        o.ctl(
+            c.id,
+            INFO,
+            self.RSM_LOGGER,
+            f"[ReplicaStateMachine controllerId={c.id}] Triggering online replica state changes",
+            "controller_init_step",
+        )
         return ref
 
     def ctl_partition_sm_start(self, c):
         o = self.o
-        o.ctl(c.id, INFO, self.PSM_LOGGER, f"[PartitionStateMachine controllerId={c.id}] Initializing partition state",
-              "controller_init_step")
-        o.ctl(c.id, INFO, self.PSM_LOGGER,
-              f"[PartitionStateMachine controllerId={c.id}] Triggering online partition state changes",
-              "controller_init_step")
+        o.ctl(
+            c.id,
+            INFO,
+            self.PSM_LOGGER,
+            f"[PartitionStateMachine controllerId={c.id}] Initializing partition state",
+            "controller_init_step",
+        )
+        o.ctl(
+            c.id,
+            INFO,
+            self.PSM_LOGGER,
+            f"[PartitionStateMachine controllerId={c.id}] Triggering online partition state changes",
+            "controller_init_step",
+        )
 
     def ctl_state_machines_started(self, c, parts):
         """<= 0.11 logs the initial state maps at INFO."""
@@ -103,23 +141,50 @@ class Zk11Templates(ZkTemplates):
 
     def ctl_failover_tail(self, c):
         o, k = self.o, self.kc(c.id)
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Ready to serve as the new controller with epoch {c.epoch}",
-              "controller_ready", {"controller_epoch": c.epoch})
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Partitions undergoing preferred replica election: ", "controller_context")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Partitions that completed preferred replica election: ",
-              "controller_context")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-              f"{k}Skipping preferred replica election for partitions due to topic deletion: ", "controller_context")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Resuming preferred replica election for partitions: ",
-              "controller_context")
+        o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{k}Ready to serve as the new controller with epoch {c.epoch}",
+            "controller_ready",
+            {"controller_epoch": c.epoch},
+        )
+        o.ctl(
+            c.id, INFO, KAFKA_CONTROLLER, f"{k}Partitions undergoing preferred replica election: ", "controller_context"
+        )
+        o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{k}Partitions that completed preferred replica election: ",
+            "controller_context",
+        )
+        o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{k}Skipping preferred replica election for partitions due to topic deletion: ",
+            "controller_context",
+        )
+        o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{k}Resuming preferred replica election for partitions: ",
+            "controller_context",
+        )
         self.ctl_preferred_start(c, (), "ZkTriggered")
         o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{k}Starting the controller scheduler", "controller_init_step")
 
     def ctl_elected_elsewhere(self, b, winner):
         # KafkaController.elect@0.11.0.2+: DEBUG (kafka.controller logger is TRACE by default).
-        self.o.ctl(b, DEBUG, KAFKA_CONTROLLER,
-                   f"{self.kc(b)}Broker {winner} has been elected as the controller, so stopping the election process.",
-                   "controller_elected_elsewhere")
+        self.o.ctl(
+            b,
+            DEBUG,
+            KAFKA_CONTROLLER,
+            f"{self.kc(b)}Broker {winner} has been elected as the controller, so stopping the election process.",
+            "controller_elected_elsewhere",
+        )
 
     def ctl_resign(self, b, session_expired):
         # onControllerResignation@1.0.2+: DEBUG "Resigning", INFO "Resigned".
@@ -128,45 +193,82 @@ class Zk11Templates(ZkTemplates):
 
     def ctl_broker_change(self, c, added, deleted, bounced, live):
         # "Newly added brokers: .., deleted brokers: .., all live brokers: .." (1.0.2-2.1.1).
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-                   f"{self.kc(c.id)}Newly added brokers: {csv(sorted(added))}, deleted brokers: "
-                   f"{csv(sorted(deleted))}, all live brokers: {csv(sorted(live))}", "broker_change",
-                   {"live_brokers": sorted(live)})
+        self.o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}Newly added brokers: {csv(sorted(added))}, deleted brokers: "
+            f"{csv(sorted(deleted))}, all live brokers: {csv(sorted(live))}",
+            "broker_change",
+            {"live_brokers": sorted(live)},
+        )
 
     def ctl_cs_leader(self, c, p, old, new):
         """Only the <= 1.0 ControlledShutdownLeaderSelector logs the move."""
 
     def ctl_new_topic(self, c, topic, parts):
         o, k = self.o, self.kc(c.id)
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-              f"{k}New topics: [{self.r.topic_set([topic])}], deleted topics: [{self.r.topic_set([])}], "
-              f"new partition replica assignment [{self._assignment_map(parts)}]", "topic_change")
-        o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-              f"{k}New partition creation callback for {','.join(p.name for p in parts)}", "partition_creation")
+        o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{k}New topics: [{self.r.topic_set([topic])}], deleted topics: [{self.r.topic_set([])}], "
+            f"new partition replica assignment [{self._assignment_map(parts)}]",
+            "topic_change",
+        )
+        o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{k}New partition creation callback for {','.join(p.name for p in parts)}",
+            "partition_creation",
+        )
 
     def ctl_reassign_done(self, c, p):
         # "Removing partition t-0 from the list of reassigned partitions in zookeeper" (1.1.1 only).
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER,
-                   f"{self.kc(c.id)}Removing partition {p.name} from the list of reassigned partitions in zookeeper",
-                   "reassignment_removed")
+        self.o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}Removing partition {p.name} from the list of reassigned partitions in zookeeper",
+            "reassignment_removed",
+        )
 
     def ctl_delete_start(self, c, topics):
         # KafkaController "Starting topic deletion for topics .." (1.0.2-HEAD), then the manager's callback.
-        self.o.ctl(c.id, INFO, KAFKA_CONTROLLER, f"{self.kc(c.id)}Starting topic deletion for topics {','.join(topics)}",
-                   "topic_deletion_started")
-        self.o.ctl(c.id, INFO, "kafka.controller.TopicDeletionManager",
-                   f"{self.TDM_PREFIX.format(c=c.id)}Topic deletion callback for {','.join(topics)}",
-                   "topic_deletion_callback")
+        self.o.ctl(
+            c.id,
+            INFO,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}Starting topic deletion for topics {','.join(topics)}",
+            "topic_deletion_started",
+        )
+        self.o.ctl(
+            c.id,
+            INFO,
+            "kafka.controller.TopicDeletionManager",
+            f"{self.TDM_PREFIX.format(c=c.id)}Topic deletion callback for {','.join(topics)}",
+            "topic_deletion_callback",
+        )
 
     def ctl_delete_handling(self, c, topics):
-        self.o.ctl(c.id, INFO, "kafka.controller.TopicDeletionManager",
-                   f"{self.TDM_PREFIX.format(c=c.id)}Handling deletion for topics {','.join(topics)}",
-                   "topic_deletion_handling")
+        self.o.ctl(
+            c.id,
+            INFO,
+            "kafka.controller.TopicDeletionManager",
+            f"{self.TDM_PREFIX.format(c=c.id)}Handling deletion for topics {','.join(topics)}",
+            "topic_deletion_handling",
+        )
 
     def ctl_delete_done(self, c, topic):
-        self.o.ctl(c.id, INFO, "kafka.controller.TopicDeletionManager",
-                   f"{self.TDM_PREFIX.format(c=c.id)}Deletion of topic {topic} successfully completed",
-                   "topic_deletion_completed", {"topic": topic})
+        self.o.ctl(
+            c.id,
+            INFO,
+            "kafka.controller.TopicDeletionManager",
+            f"{self.TDM_PREFIX.format(c=c.id)}Deletion of topic {topic} successfully completed",
+            "topic_deletion_completed",
+            {"topic": topic},
+        )
 
     def ctl_unclean(self, c, p, leader, live_assigned):
         """1.1-2.3: no log line for an unclean election (only a metric), kafka-state-machines.md §2.9."""
@@ -186,18 +288,36 @@ class Zk11Templates(ZkTemplates):
         if self.LVL_CHANGED == TRACE and not self.sc_trace:
             return None
         if to == NEW_P:
-            return self.o.sc(c.id, self.LVL_CHANGED, f"{self.ce(c)}Changed partition {p.name} state from {frm} to {to} "
-                             f"with assigned replicas {csv(p.replicas)}", "partition_state_change",
-                             self._pfields(c, p, frm, to))
+            return self.o.sc(
+                c.id,
+                self.LVL_CHANGED,
+                f"{self.ce(c)}Changed partition {p.name} state from {frm} to {to} "
+                f"with assigned replicas {csv(p.replicas)}",
+                "partition_state_change",
+                self._pfields(c, p, frm, to),
+            )
         if to == ONLINE_P:
-            return self.o.sc(c.id, self.LVL_CHANGED, f"{self.ce(c)}Changed partition {p.name} from {frm} to {to} "
-                             f"with state {self.r.lai(p.snap())}", "partition_state_change",
-                             {**self._pfields(c, p, frm, to), "leader": p.leader, "leader_epoch": p.leader_epoch,
-                              "isr": list(p.isr)})
+            return self.o.sc(
+                c.id,
+                self.LVL_CHANGED,
+                f"{self.ce(c)}Changed partition {p.name} from {frm} to {to} with state {self.r.lai(p.snap())}",
+                "partition_state_change",
+                {
+                    **self._pfields(c, p, frm, to),
+                    "leader": p.leader,
+                    "leader_epoch": p.leader_epoch,
+                    "isr": list(p.isr),
+                },
+            )
         if not self.sc_trace:
             return None
-        return self.o.sc(c.id, TRACE, f"{self.ce(c)}Changed partition {p.name} state from {frm} to {to}",
-                         "partition_state_change", self._pfields(c, p, frm, to))
+        return self.o.sc(
+            c.id,
+            TRACE,
+            f"{self.ce(c)}Changed partition {p.name} state from {frm} to {to}",
+            "partition_state_change",
+            self._pfields(c, p, frm, to),
+        )
 
     def sc_election_started(self, c, p):
         """<= 1.0 only."""
@@ -207,60 +327,98 @@ class Zk11Templates(ZkTemplates):
 
     def sc_partition_failed(self, c, p, frm, to, exc):
         # logFailedStateChange@1.1.1: "Controller C epoch E failed to change state for partition ..".
-        return self.o.sc(c.id, ERROR, f"{self.ce(c)}Controller {c.id} epoch {c.epoch} failed to change state for "
-                         f"partition {p.name} from {frm} to {to}", "partition_state_change_failed",
-                         self._pfields(c, p, frm, to), exc)
+        return self.o.sc(
+            c.id,
+            ERROR,
+            f"{self.ce(c)}Controller {c.id} epoch {c.epoch} failed to change state for "
+            f"partition {p.name} from {frm} to {to}",
+            "partition_state_change_failed",
+            self._pfields(c, p, frm, to),
+            exc,
+        )
 
     def sc_replica(self, c, p, r, frm, to):
         # ReplicaStateMachine.scala@1.1.1 logSuccessfulTransition (TRACE, 1.1.1-HEAD).
         if not self.sc_trace:
             return None
-        return self.o.sc(c.id, TRACE, f"{self.ce(c)}Changed state of replica {r} for partition {p.name} "
-                         f"from {frm} to {to}", "replica_state_change",
-                         {"topic": p.topic.name, "partition": p.index, "replica": r, "from_state": frm,
-                          "to_state": to, "controller_epoch": c.epoch})
+        return self.o.sc(
+            c.id,
+            TRACE,
+            f"{self.ce(c)}Changed state of replica {r} for partition {p.name} from {frm} to {to}",
+            "replica_state_change",
+            {
+                "topic": p.topic.name,
+                "partition": p.index,
+                "replica": r,
+                "from_state": frm,
+                "to_state": to,
+                "controller_epoch": c.epoch,
+            },
+        )
 
     def sc_replica_failed(self, c, p, r, frm, to, valid):
         # logInvalidTransition@1.1.1: IllegalStateException (kafka-state-machines.md §1.4).
-        exc = [f"java.lang.IllegalStateException: Replica [Topic={p.topic.name},Partition={p.index},Replica={r}] "
-               f"should be in the {','.join(valid)} states before moving to {to} state. Instead it is in {frm} state",
-               *self.frames(f"{self.RSM_LOGGER}.logInvalidTransition(ReplicaStateMachine.scala:356)",
-                            f"{self.RSM_LOGGER}.$anonfun$doHandleStateChanges$1(ReplicaStateMachine.scala:168)",
-                            "scala.collection.mutable.ResizableArray.foreach(ResizableArray.scala:59)",
-                            f"{self.RSM_LOGGER}.doHandleStateChanges(ReplicaStateMachine.scala:168)",
-                            f"{self.RSM_LOGGER}.handleStateChanges(ReplicaStateMachine.scala:101)",
-                            "kafka.controller.ControllerEventManager$ControllerEventThread.doWork(ControllerEventManager.scala:69)",
-                            "kafka.utils.ShutdownableThread.run(ShutdownableThread.scala:82)")]
-        return self.o.sc(c.id, ERROR, f"{self.ce(c)}Controller {c.id} epoch {c.epoch} initiated state change of replica "
-                         f"{r} for partition {p.name} from {frm} to {to} failed", "replica_state_change_failed",
-                         {"topic": p.topic.name, "partition": p.index, "replica": r, "from_state": frm, "to_state": to},
-                         exc)
+        exc = [
+            f"java.lang.IllegalStateException: Replica [Topic={p.topic.name},Partition={p.index},Replica={r}] "
+            f"should be in the {','.join(valid)} states before moving to {to} state. Instead it is in {frm} state",
+            *self.frames(
+                f"{self.RSM_LOGGER}.logInvalidTransition(ReplicaStateMachine.scala:356)",
+                f"{self.RSM_LOGGER}.$anonfun$doHandleStateChanges$1(ReplicaStateMachine.scala:168)",
+                "scala.collection.mutable.ResizableArray.foreach(ResizableArray.scala:59)",
+                f"{self.RSM_LOGGER}.doHandleStateChanges(ReplicaStateMachine.scala:168)",
+                f"{self.RSM_LOGGER}.handleStateChanges(ReplicaStateMachine.scala:101)",
+                "kafka.controller.ControllerEventManager$ControllerEventThread.doWork(ControllerEventManager.scala:69)",
+                "kafka.utils.ShutdownableThread.run(ShutdownableThread.scala:82)",
+            ),
+        ]
+        return self.o.sc(
+            c.id,
+            ERROR,
+            f"{self.ce(c)}Controller {c.id} epoch {c.epoch} initiated state change of replica "
+            f"{r} for partition {p.name} from {frm} to {to} failed",
+            "replica_state_change_failed",
+            {"topic": p.topic.name, "partition": p.index, "replica": r, "from_state": frm, "to_state": to},
+            exc,
+        )
 
     def sc_reassign_sent(self, c, s, leader, assignment):
         # KafkaController.updateLeaderEpochAndSendRequest@1.1.1 (TRACE, 1.1.1-2.3.1).
         if not self.sc_trace:
             return None
-        return self.o.sc(c.id, TRACE, f"{self.ce(c)}Sent LeaderAndIsr request {self.r.lice(s)} with new assigned replica "
-                         f"list {assignment} to leader {leader} for partition being reassigned {s.name}",
-                         "reassignment_leader_and_isr_sent")
+        return self.o.sc(
+            c.id,
+            TRACE,
+            f"{self.ce(c)}Sent LeaderAndIsr request {self.r.lice(s)} with new assigned replica "
+            f"list {assignment} to leader {leader} for partition being reassigned {s.name}",
+            "reassignment_leader_and_isr_sent",
+        )
 
     def sc_send_lai(self, c, b, s, is_new):
         # ControllerChannelManager@1.0.2-HEAD (TRACE).
         if not self.sc_trace:
             return None
         role = "become-leader" if s[2] == b else "become-follower"
-        return self.o.sc(c.id, TRACE, f"{self.ce(c)}Sending {role} LeaderAndIsr request "
-                         f"{self.r.lai_request_state(s, is_new)} to broker {b} for partition {s.name}",
-                         "send_leader_and_isr", {"topic": s[0], "partition": s[1], "target_broker": b,
-                                                 "leader": s[2], "leader_epoch": s[3]})
+        return self.o.sc(
+            c.id,
+            TRACE,
+            f"{self.ce(c)}Sending {role} LeaderAndIsr request "
+            f"{self.r.lai_request_state(s, is_new)} to broker {b} for partition {s.name}",
+            "send_leader_and_isr",
+            {"topic": s[0], "partition": s[1], "target_broker": b, "leader": s[2], "leader_epoch": s[3]},
+        )
 
     def sc_send_um(self, c, brokers, s):
         # ControllerChannelManager@1.0.2-2.5.1 (TRACE).
         if not self.sc_trace:
             return
-        self.o.sc(c.id, TRACE, f"{self.ce(c)}Sending UpdateMetadata request {self.r.um_request_state(s)} to brokers "
-                  f"{self.r.iset(brokers)} for partition {s.name}", "send_update_metadata",
-                  {"topic": s[0], "partition": s[1], "leader": s[2]})
+        self.o.sc(
+            c.id,
+            TRACE,
+            f"{self.ce(c)}Sending UpdateMetadata request {self.r.um_request_state(s)} to brokers "
+            f"{self.r.iset(brokers)} for partition {s.name}",
+            "send_update_metadata",
+            {"topic": s[0], "partition": s[1], "leader": s[2]},
+        )
 
     def sc_response(self, c, b, api, corr, snaps, error):
         # ControllerChannelManager@1.1.1-HEAD (TRACE).
@@ -269,8 +427,13 @@ class Zk11Templates(ZkTemplates):
         if not self.sc_trace:
             return
         resp = self.stale_response(api) if error else self.r.response(api, snaps)
-        self.o.sc(c.id, TRACE, f"{self.ce(c)}Received response {resp} for request {api} with correlation id {corr} "
-                  f"sent to broker {self.r.node(b)}", "controller_response")
+        self.o.sc(
+            c.id,
+            TRACE,
+            f"{self.ce(c)}Received response {resp} for request {api} with correlation id {corr} "
+            f"sent to broker {self.r.node(b)}",
+            "controller_response",
+        )
         if error and api == "LEADER_AND_ISR":
             self.sc_lai_error(c, b)
 
@@ -280,54 +443,98 @@ class Zk11Templates(ZkTemplates):
             return
         for it in items:
             s = it[0]
-            self.o.sc(b, TRACE, f"{self.bp(b)}Received LeaderAndIsr request {self.r.lai_request_state(s, it[1])} "
-                      f"correlation id {corr} from controller {c.id} epoch {c.epoch} for partition {s.name}",
-                      "broker_leader_and_isr_received",
-                      {"topic": s[0], "partition": s[1], "leader": s[2], "leader_epoch": s[3], "controller_epoch": c.epoch})
+            self.o.sc(
+                b,
+                TRACE,
+                f"{self.bp(b)}Received LeaderAndIsr request {self.r.lai_request_state(s, it[1])} "
+                f"correlation id {corr} from controller {c.id} epoch {c.epoch} for partition {s.name}",
+                "broker_leader_and_isr_received",
+                {"topic": s[0], "partition": s[1], "leader": s[2], "leader_epoch": s[3], "controller_epoch": c.epoch},
+            )
 
     def sc_b_stale_controller(self, b, c, corr, latest, api):
         if api == "LEADER_AND_ISR":
             # ReplicaManager@1.0.2-HEAD WARN.
-            return self.o.sc(b, WARN, f"{self.bp(b)}Ignoring LeaderAndIsr request from controller {c.id} with correlation "
-                             f"id {corr} since its controller epoch {c.epoch} is old. Latest known controller epoch is "
-                             f"{latest}", "stale_controller_epoch_rejected",
-                             {"controller_id": c.id, "controller_epoch": c.epoch})
+            return self.o.sc(
+                b,
+                WARN,
+                f"{self.bp(b)}Ignoring LeaderAndIsr request from controller {c.id} with correlation "
+                f"id {corr} since its controller epoch {c.epoch} is old. Latest known controller epoch is "
+                f"{latest}",
+                "stale_controller_epoch_rejected",
+                {"controller_id": c.id, "controller_epoch": c.epoch},
+            )
         if api == "UPDATE_METADATA":
-            return self.o.sc(b, WARN, f"{self.bp(b)}Received update metadata request with correlation id {corr} from an "
-                             f"old controller {c.id} with epoch {c.epoch}. Latest known controller epoch is {latest}",
-                             "stale_controller_epoch_rejected", {"controller_id": c.id, "controller_epoch": c.epoch})
+            return self.o.sc(
+                b,
+                WARN,
+                f"{self.bp(b)}Received update metadata request with correlation id {corr} from an "
+                f"old controller {c.id} with epoch {c.epoch}. Latest known controller epoch is {latest}",
+                "stale_controller_epoch_rejected",
+                {"controller_id": c.id, "controller_epoch": c.epoch},
+            )
         # ReplicaManager@1.0.2-2.5.1 WARN.
-        return self.o.sc(b, WARN, f"{self.bp(b)}Received stop replica request from an old controller epoch {c.epoch}. "
-                         f"Latest known controller epoch is {latest}", "stale_controller_epoch_rejected")
+        return self.o.sc(
+            b,
+            WARN,
+            f"{self.bp(b)}Received stop replica request from an old controller epoch {c.epoch}. "
+            f"Latest known controller epoch is {latest}",
+            "stale_controller_epoch_rejected",
+        )
 
     def sc_b_stale_leader_epoch(self, b, c, corr, s, current):
         # ReplicaManager@1.0.2-2.2.2 WARN "... is not higher than the current leader epoch ..".
-        return self.o.sc(b, WARN, f"{self.bp(b)}Ignoring LeaderAndIsr request from controller {c.id} with correlation id "
-                         f"{corr} epoch {c.epoch} for partition {s.name} since its associated leader epoch {s[3]} is not "
-                         f"higher than the current leader epoch {current}", "stale_leader_epoch_rejected",
-                         {"topic": s[0], "partition": s[1], "leader_epoch": s[3]})
+        return self.o.sc(
+            b,
+            WARN,
+            f"{self.bp(b)}Ignoring LeaderAndIsr request from controller {c.id} with correlation id "
+            f"{corr} epoch {c.epoch} for partition {s.name} since its associated leader epoch {s[3]} is not "
+            f"higher than the current leader epoch {current}",
+            "stale_leader_epoch_rejected",
+            {"topic": s[0], "partition": s[1], "leader_epoch": s[3]},
+        )
 
     def sc_b_become_leader(self, b, c, corr, items):
         # ReplicaManager.makeLeaders@1.1.1 (TRACE).
         o, pre = self.o, self.bp(b)
         for it in items:
-            o.sc(b, TRACE, f"{pre}Handling LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
-                 f"{c.epoch} starting the become-leader transition for partition {it[0].name}", "broker_leader_and_isr_step")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Handling LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
+                f"{c.epoch} starting the become-leader transition for partition {it[0].name}",
+                "broker_leader_and_isr_step",
+            )
         for it in items:
-            o.sc(b, TRACE, f"{pre}Stopped fetchers as part of become-leader request from controller {c.id} epoch "
-                 f"{c.epoch} with correlation id {corr} for partition {it[0].name} (last update controller epoch "
-                 f"{it[0][6]})", "broker_leader_and_isr_step")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Stopped fetchers as part of become-leader request from controller {c.id} epoch "
+                f"{c.epoch} with correlation id {corr} for partition {it[0].name} (last update controller epoch "
+                f"{it[0][6]})",
+                "broker_leader_and_isr_step",
+            )
         for it in items:
-            o.sc(b, TRACE, f"{pre}Completed LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
-                 f"{c.epoch} for the become-leader transition for partition {it[0].name}", "broker_leader_and_isr_step")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Completed LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
+                f"{c.epoch} for the become-leader transition for partition {it[0].name}",
+                "broker_leader_and_isr_step",
+            )
 
     def sc_b_become_follower(self, b, c, corr, items):
         # ReplicaManager.makeFollowers@1.1.1 (TRACE); later eras only change the suffixes above.
         o, pre = self.o, self.bp(b)
         for it in items:
-            o.sc(b, TRACE, f"{pre}Handling LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
-                 f"{c.epoch} starting the become-follower transition for partition {it[0].name}"
-                 f"{self._with_leader(it[0][2])}", "broker_leader_and_isr_step")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Handling LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
+                f"{c.epoch} starting the become-follower transition for partition {it[0].name}"
+                f"{self._with_leader(it[0][2])}",
+                "broker_leader_and_isr_step",
+            )
         moving = [it for it in items if it[3] != it[0][2] and it[0][2] >= 0]
         for it in items:
             if it[0][2] < 0:
@@ -335,22 +542,40 @@ class Zk11Templates(ZkTemplates):
             elif it[3] == it[0][2]:
                 self.sc_b_follower_skipped(b, c, corr, it[0])
         for it in moving:
-            o.sc(b, TRACE, f"{pre}Stopped fetchers as part of become-follower request from controller {c.id} epoch "
-                 f"{c.epoch} with correlation id {corr} for partition {it[0].name}{self._with_leader(it[0][2])}",
-                 "broker_leader_and_isr_step")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Stopped fetchers as part of become-follower request from controller {c.id} epoch "
+                f"{c.epoch} with correlation id {corr} for partition {it[0].name}{self._with_leader(it[0][2])}",
+                "broker_leader_and_isr_step",
+            )
         for it in moving:
-            o.sc(b, TRACE, f"{pre}Truncated logs and checkpointed recovery boundaries for partition {it[0].name} as part "
-                 f"of become-follower request with correlation id {corr} from controller {c.id} epoch {c.epoch}"
-                 f"{self._with_leader(it[0][2])}", "broker_leader_and_isr_step")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Truncated logs and checkpointed recovery boundaries for partition {it[0].name} as part "
+                f"of become-follower request with correlation id {corr} from controller {c.id} epoch {c.epoch}"
+                f"{self._with_leader(it[0][2])}",
+                "broker_leader_and_isr_step",
+            )
         for it in moving:
-            o.sc(b, TRACE, f"{pre}Started fetcher to new leader as part of become-follower request from controller "
-                 f"{c.id} epoch {c.epoch} with correlation id {corr} for partition {it[0].name}"
-                 f"{self._fetcher_leader(it[0][2])}", "broker_leader_and_isr_step")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Started fetcher to new leader as part of become-follower request from controller "
+                f"{c.id} epoch {c.epoch} with correlation id {corr} for partition {it[0].name}"
+                f"{self._fetcher_leader(it[0][2])}",
+                "broker_leader_and_isr_step",
+            )
         for it in items:
-            o.sc(b, TRACE, f"{pre}Completed LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
-                 f"{c.epoch} for the become-follower transition for partition {it[0].name}"
-                 f"{self._with_leader(it[0][2])}",
-                 "broker_leader_and_isr_step")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Completed LeaderAndIsr request correlationId {corr} from controller {c.id} epoch "
+                f"{c.epoch} for the become-follower transition for partition {it[0].name}"
+                f"{self._with_leader(it[0][2])}",
+                "broker_leader_and_isr_step",
+            )
 
     def sc_b_um(self, b, c, corr, snaps, deleted):
         # MetadataCache@1.0.2-HEAD (TRACE).
@@ -358,22 +583,40 @@ class Zk11Templates(ZkTemplates):
             return
         o, pre = self.o, self.bp(b)
         for s in snaps:
-            o.sc(b, TRACE, f"{pre}Cached leader info {self.r.um_request_state(s)} for partition {s.name} in response to "
-                 f"UpdateMetadata request sent by controller {c.id} epoch {c.epoch} with correlation id {corr}",
-                 "broker_metadata_cached", {"topic": s[0], "partition": s[1], "leader": s[2]})
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Cached leader info {self.r.um_request_state(s)} for partition {s.name} in response to "
+                f"UpdateMetadata request sent by controller {c.id} epoch {c.epoch} with correlation id {corr}",
+                "broker_metadata_cached",
+                {"topic": s[0], "partition": s[1], "leader": s[2]},
+            )
         for s in deleted:
-            o.sc(b, TRACE, f"{pre}Deleted partition {s.name} from metadata cache in response to UpdateMetadata request "
-                 f"sent by controller {c.id} epoch {c.epoch} with correlation id {corr}", "broker_metadata_deleted")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Deleted partition {s.name} from metadata cache in response to UpdateMetadata request "
+                f"sent by controller {c.id} epoch {c.epoch} with correlation id {corr}",
+                "broker_metadata_deleted",
+            )
 
     def sc_b_stop(self, b, c, corr, items):
         # ReplicaManager.stopReplicas@1.0.2-2.5.1 (TRACE).
         o, pre = self.o, self.bp(b)
         for s, delete in items:
-            o.sc(b, TRACE, f"{pre}Handling stop replica (delete={'true' if delete else 'false'}) for partition {s.name}",
-                 "broker_stop_replica")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Handling stop replica (delete={'true' if delete else 'false'}) for partition {s.name}",
+                "broker_stop_replica",
+            )
         for s, delete in items:
-            o.sc(b, TRACE, f"{pre}Finished handling stop replica (delete={'true' if delete else 'false'}) for partition "
-                 f"{s.name}", "broker_stop_replica")
+            o.sc(
+                b,
+                TRACE,
+                f"{pre}Finished handling stop replica (delete={'true' if delete else 'false'}) for partition {s.name}",
+                "broker_stop_replica",
+            )
 
     # ---- exceptions ----------------------------------------------------------------------------
     def _psm_frames(self) -> list[str]:
@@ -386,20 +629,29 @@ class Zk11Templates(ZkTemplates):
             f"kafka.controller.{m}.doHandleStateChanges(PartitionStateMachine.scala:175)",
             f"kafka.controller.{m}.handleStateChanges(PartitionStateMachine.scala:116)",
             "kafka.controller.ControllerEventManager$ControllerEventThread.doWork(ControllerEventManager.scala:69)",
-            "kafka.utils.ShutdownableThread.run(ShutdownableThread.scala:82)")
+            "kafka.utils.ShutdownableThread.run(ShutdownableThread.scala:82)",
+        )
 
     def exc_election_failed(self, c, p, strategy, live, kind):
         # "Failed to elect leader for partition t-0 under strategy S" (PartitionStateMachine.scala@1.1.1;
         # strategies are case objects before 2.4, §8).
-        return [f"kafka.common.StateChangeFailedException: Failed to elect leader for partition {p.name} under "
-                f"strategy {strategy}{self.STRATEGY_ARGS if strategy.startswith('Offline') else ''}",
-                *self._psm_frames()]
+        return [
+            f"kafka.common.StateChangeFailedException: Failed to elect leader for partition {p.name} under "
+            f"strategy {strategy}{self.STRATEGY_ARGS if strategy.startswith('Offline') else ''}",
+            *self._psm_frames(),
+        ]
 
     def exc_new_partition_failed(self, c, p, live):
-        return [f"kafka.common.StateChangeFailedException: Controller {c.id} epoch {c.epoch} encountered error during "
-                f"state change of partition {p.name} from New to Online, assigned replicas are [{csv(p.replicas)}], "
-                f"live brokers are [{self.r.iset(live)}]. No assigned replica is alive.", *self._psm_frames()]
+        return [
+            f"kafka.common.StateChangeFailedException: Controller {c.id} epoch {c.epoch} encountered error during "
+            f"state change of partition {p.name} from New to Online, assigned replicas are [{csv(p.replicas)}], "
+            f"live brokers are [{self.r.iset(live)}]. No assigned replica is alive.",
+            *self._psm_frames(),
+        ]
 
     def exc_invalid_partition(self, p, frm, to, valid):
-        return [f"java.lang.IllegalStateException: Partition {p.name} should be in one of {','.join(valid)} states "
-                f"before moving to {to} state. Instead it is in {frm} state", *self._psm_frames()]
+        return [
+            f"java.lang.IllegalStateException: Partition {p.name} should be in one of {','.join(valid)} states "
+            f"before moving to {to} state. Instead it is in {frm} state",
+            *self._psm_frames(),
+        ]

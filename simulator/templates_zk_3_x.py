@@ -26,24 +26,40 @@ class Zk3xTemplates(Zk26Templates):
     def leader_starts(self, b, it):
         # Partition.makeLeader@3.6.2-HEAD INFO; "{underMinIsr}" is empty here, hence "[] . Previous".
         s = it[0]
-        self.o.sc(b, INFO, f"{self.bp(b)}Leader {s.name} with topic id Some({s[11]}) starts at leader epoch {s[3]} from "
-                  f"offset {s[12]} with partition epoch {s[5]}, high watermark {s[12]}, ISR {bracket_csv(s[4])}, "
-                  f"adding replicas {bracket_csv(s[8])} and removing replicas {bracket_csv(s[9])} . Previous leader "
-                  f"{self._opt(it[3])} and previous leader epoch was {it[2]}.", "leader_starts",
-                  {"topic": s[0], "partition": s[1], "leader_epoch": s[3], "isr": list(s[4]), "partition_epoch": s[5]})
+        self.o.sc(
+            b,
+            INFO,
+            f"{self.bp(b)}Leader {s.name} with topic id Some({s[11]}) starts at leader epoch {s[3]} from "
+            f"offset {s[12]} with partition epoch {s[5]}, high watermark {s[12]}, ISR {bracket_csv(s[4])}, "
+            f"adding replicas {bracket_csv(s[8])} and removing replicas {bracket_csv(s[9])} . Previous leader "
+            f"{self._opt(it[3])} and previous leader epoch was {it[2]}.",
+            "leader_starts",
+            {"topic": s[0], "partition": s[1], "leader_epoch": s[3], "isr": list(s[4]), "partition_epoch": s[5]},
+        )
 
     def follower_starts(self, b, it):
         # Partition.makeFollower@3.6.2-HEAD INFO.
         s = it[0]
-        self.o.sc(b, INFO, f"{self.bp(b)}Follower {s.name} starts at leader epoch {s[3]} from offset {s[12]} with "
-                  f"partition epoch {s[5]} and high watermark {s[12]}. Current leader is {s[2]}. Previous leader "
-                  f"{self._opt(it[3])} and previous leader epoch was {it[2]}.", "follower_starts",
-                  {"topic": s[0], "partition": s[1], "leader_epoch": s[3], "leader": s[2]})
+        self.o.sc(
+            b,
+            INFO,
+            f"{self.bp(b)}Follower {s.name} starts at leader epoch {s[3]} from offset {s[12]} with "
+            f"partition epoch {s[5]} and high watermark {s[12]}. Current leader is {s[2]}. Previous leader "
+            f"{self._opt(it[3])} and previous leader epoch was {it[2]}.",
+            "follower_starts",
+            {"topic": s[0], "partition": s[1], "leader_epoch": s[3], "leader": s[2]},
+        )
 
     def sc_b_follower_skipped(self, b, c, corr, s):
         """The 1.0.2-3.2.3 "Skipped the become-follower state change .." line is gone in 3.3+."""
 
     def sc_b_recovered(self, b, p):
         # Partition.scala@3.3.2-HEAD INFO: the leader of an unclean election finishes log recovery.
-        self.o.sc(b, INFO, f"{self.bp(b)}The topic partition {p.name} was marked as RECOVERING. Marking the topic "
-                  f"partition as RECOVERED.", "leader_recovery", {"topic": p.topic.name, "partition": p.index})
+        self.o.sc(
+            b,
+            INFO,
+            f"{self.bp(b)}The topic partition {p.name} was marked as RECOVERING. Marking the topic "
+            f"partition as RECOVERED.",
+            "leader_recovery",
+            {"topic": p.topic.name, "partition": p.index},
+        )

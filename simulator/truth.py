@@ -28,12 +28,29 @@ class Truth:
         self.shared: list[dict] = []
         self.events: list[dict] = []  # what happened, for the scenario README (not findings)
 
-    def add(self, rule: str, *, evidence: Sequence[Optional[tuple]], topic: Optional[str] = None,
-            partition: Optional[int] = None, replica: Optional[int] = None,
-            controller_epoch: Optional[int] = None, note: str = "") -> None:
+    def add(
+        self,
+        rule: str,
+        *,
+        evidence: Sequence[Optional[tuple]],
+        topic: Optional[str] = None,
+        partition: Optional[int] = None,
+        replica: Optional[int] = None,
+        controller_epoch: Optional[int] = None,
+        note: str = "",
+    ) -> None:
         refs = [r for r in evidence if r is not None][:20]
-        self.findings.append({"rule": rule, "topic": topic, "partition": partition, "replica": replica,
-                              "controller_epoch": controller_epoch, "_refs": refs, "note": note})
+        self.findings.append(
+            {
+                "rule": rule,
+                "topic": topic,
+                "partition": partition,
+                "replica": replica,
+                "controller_epoch": controller_epoch,
+                "_refs": refs,
+                "note": note,
+            }
+        )
 
     def event(self, what: str, ref: Optional[tuple] = None, **detail) -> None:
         self.events.append({"what": what, "_ref": ref, **detail})
@@ -43,22 +60,41 @@ class Truth:
         findings = []
         for f in self.findings:
             refs = f["_refs"]
-            findings.append({
-                "rule": f["rule"], "topic": f["topic"], "partition": f["partition"], "replica": f["replica"],
-                "controller_epoch": f["controller_epoch"],
-                "ts": iso_utc(refs[0][2]) if refs else None,
-                "evidence": [LogOutput.ref_text(r) for r in refs],
-                "note": f["note"],
-            })
-        events = [{**{k: v for k, v in e.items() if k != "_ref"},
-                   "at": LogOutput.ref_text(e["_ref"]) if e["_ref"] else None} for e in self.events]
+            findings.append(
+                {
+                    "rule": f["rule"],
+                    "topic": f["topic"],
+                    "partition": f["partition"],
+                    "replica": f["replica"],
+                    "controller_epoch": f["controller_epoch"],
+                    "ts": iso_utc(refs[0][2]) if refs else None,
+                    "evidence": [LogOutput.ref_text(r) for r in refs],
+                    "note": f["note"],
+                }
+            )
+        events = [
+            {**{k: v for k, v in e.items() if k != "_ref"}, "at": LogOutput.ref_text(e["_ref"]) if e["_ref"] else None}
+            for e in self.events
+        ]
         deleted = []
         for d in self.deleted:
             after = d["_after"]
-            deleted.append({"file": after[0].name if after else d["_file"], "after_line": after[1] if after else 0,
-                            "count": d["count"], "lines": d["lines"]})
-        return {**meta, "findings": findings, "deleted_lines": deleted, "clock_skew": self.skews,
-                "shared_files": self.shared, "events": events}
+            deleted.append(
+                {
+                    "file": after[0].name if after else d["_file"],
+                    "after_line": after[1] if after else 0,
+                    "count": d["count"],
+                    "lines": d["lines"],
+                }
+            )
+        return {
+            **meta,
+            "findings": findings,
+            "deleted_lines": deleted,
+            "clock_skew": self.skews,
+            "shared_files": self.shared,
+            "events": events,
+        }
 
 
 def write_truth(root: Path, doc: dict) -> Path:

@@ -29,7 +29,7 @@ _FLUSH_BYTES = 1 << 20
 class Segment:
     """One physical file; ``name`` (relative to the output root) is final once it is rolled or closed."""
 
-    __slots__ = ("name", "lines")
+    __slots__ = ("lines", "name")
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -39,7 +39,7 @@ class Segment:
 class Sink:
     """One log file path (``broker-1/state-change.log``) and its hourly rotation."""
 
-    __slots__ = ("root", "rel", "gzip", "hour", "seg", "fh", "buf", "size", "dropping", "segments")
+    __slots__ = ("buf", "dropping", "fh", "gzip", "hour", "rel", "root", "seg", "segments", "size")
 
     def __init__(self, root: Path, rel: str, gzip: bool) -> None:
         self.root = root
@@ -111,8 +111,11 @@ class Sink:
 
 def _gzip_file(src: Path, dst: Path) -> None:
     """Deterministic gzip (mtime 0, no file name in the header): same input, same bytes."""
-    with open(src, "rb") as raw_in, open(dst, "wb") as raw_out, \
-            gzip_module.GzipFile(filename="", mode="wb", fileobj=raw_out, mtime=0, compresslevel=6) as gz:
+    with (
+        open(src, "rb") as raw_in,
+        open(dst, "wb") as raw_out,
+        gzip_module.GzipFile(filename="", mode="wb", fileobj=raw_out, mtime=0, compresslevel=6) as gz,
+    ):
         shutil.copyfileobj(raw_in, gz, 1 << 20)
     src.unlink()
 
@@ -125,8 +128,16 @@ class LogOutput:
     logger (server.log) at INFO.
     """
 
-    def __init__(self, root: Path, prof: Profile, clock: SimClock, *, trace: bool = False,
-                 gzip: bool = False, expect: bool = False) -> None:
+    def __init__(
+        self,
+        root: Path,
+        prof: Profile,
+        clock: SimClock,
+        *,
+        trace: bool = False,
+        gzip: bool = False,
+        expect: bool = False,
+    ) -> None:
         self.root = Path(root)
         if self.root.exists() and not self.root.is_dir():
             raise InputError(f"--out {self.root} exists and is not a directory")
@@ -172,8 +183,17 @@ class LogOutput:
     def sc_on(self, level: int) -> bool:
         return level >= self.sc_min
 
-    def emit(self, broker: int, kind: str, level: int, logger: str, msg: str, ev: Optional[str] = None,
-             fields: Optional[dict] = None, stack: Optional[list[str]] = None) -> Optional[tuple]:
+    def emit(
+        self,
+        broker: int,
+        kind: str,
+        level: int,
+        logger: str,
+        msg: str,
+        ev: Optional[str] = None,
+        fields: Optional[dict] = None,
+        stack: Optional[list[str]] = None,
+    ) -> Optional[tuple]:
         ms = self.clock.now + self.skew.get(broker, 0)
         text = f"[{self.clock.stamp(ms)}] {LEVEL_NAMES[level]} {msg} ({logger})\n"
         n = 1
@@ -190,22 +210,45 @@ class LogOutput:
                 cap.append((ref, broker, kind, msg))
         return ref
 
-    def sc(self, broker: int, level: int, msg: str, ev: Optional[str] = None, fields: Optional[dict] = None,
-           stack: Optional[list[str]] = None) -> Optional[tuple]:
+    def sc(
+        self,
+        broker: int,
+        level: int,
+        msg: str,
+        ev: Optional[str] = None,
+        fields: Optional[dict] = None,
+        stack: Optional[list[str]] = None,
+    ) -> Optional[tuple]:
         """A ``state.change.logger`` line in ``broker``'s state-change.log (if the level is on)."""
         if level < self.sc_min:
             return None
         return self.emit(broker, "state-change", level, STATE_CHANGE_LOGGER, msg, ev, fields, stack)
 
-    def ctl(self, broker: int, level: int, logger: str, msg: str, ev: Optional[str] = None,
-            fields: Optional[dict] = None, stack: Optional[list[str]] = None) -> Optional[tuple]:
+    def ctl(
+        self,
+        broker: int,
+        level: int,
+        logger: str,
+        msg: str,
+        ev: Optional[str] = None,
+        fields: Optional[dict] = None,
+        stack: Optional[list[str]] = None,
+    ) -> Optional[tuple]:
         """A controller-logger line in ``broker``'s controller.log."""
         if level < self.ctl_min:
             return None
         return self.emit(broker, "controller", level, logger, msg, ev, fields, stack)
 
-    def srv(self, broker: int, level: int, logger: str, msg: str, ev: Optional[str] = None,
-            fields: Optional[dict] = None, stack: Optional[list[str]] = None) -> Optional[tuple]:
+    def srv(
+        self,
+        broker: int,
+        level: int,
+        logger: str,
+        msg: str,
+        ev: Optional[str] = None,
+        fields: Optional[dict] = None,
+        stack: Optional[list[str]] = None,
+    ) -> Optional[tuple]:
         """A root-logger line in ``broker``'s server.log."""
         if level < self.srv_min:
             return None

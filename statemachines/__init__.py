@@ -8,11 +8,12 @@ invariants checkable from logs (``invariants``) and renderings (``render``). Eve
 the apache/kafka source it was read from, ``path@tag``.
 """
 
+from kafka_forensics.core.eras import ERAS, era_of
+from kafka_forensics.core.versions import KafkaVersion
+
 from .legality import is_forbidden, is_valid_transition
 from .machine import StateMachineRules, rules_for
 from .states import Entity, PartitionState, ReplicaState
-from kafka_forensics.core.eras import ERAS, era_of
-from kafka_forensics.core.versions import KafkaVersion
 
 __all__ = [
     "ERAS",

@@ -100,9 +100,7 @@ def new_partition_election(
     live_assigned = tuple(r for r in assignment if r in online)
     if not live_assigned:
         return _FAILED
-    return ElectionResult(
-        live_assigned[0], live_assigned, False, live_assigned, creates_partition_state=True
-    )
+    return ElectionResult(live_assigned[0], live_assigned, False, live_assigned, creates_partition_state=True)
 
 
 def offline_election(
@@ -143,9 +141,7 @@ def offline_election(
         unclean = leader not in isr
         new_isr = live_isr if not unclean else (leader,)
         # KIP-704 (3.2+): an unclean leader is marked RECOVERING if the IBP supports it.
-        recovering = unclean and has_rule(v, "leader_recovery_on_unclean") and (
-            leader_recovery_supported is not False
-        )
+        recovering = unclean and has_rule(v, "leader_recovery_on_unclean") and (leader_recovery_supported is not False)
         return ElectionResult(leader, new_isr, unclean, live_assigned, leader_recovering=recovering)
 
     if live_isr:
@@ -238,8 +234,10 @@ def preferred_election_skipped(version: VersionLike, assignment: Sequence[int], 
     (K:controller/KafkaController.scala@2.2.0:1589-1594, @3.9.0-rc3:2234-2262).
     """
     v = require_zookeeper_controller(version)
-    return bool(assignment) and has_rule(v, "preferred_election_skips_preferred_leader") and (
-        current_leader == assignment[0]
+    return (
+        bool(assignment)
+        and has_rule(v, "preferred_election_skips_preferred_leader")
+        and (current_leader == assignment[0])
     )
 
 

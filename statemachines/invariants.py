@@ -22,9 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from .elections import default_unclean_leader_election
 from kafka_forensics.core.rule_changes import has_rule
 from kafka_forensics.core.versions import VersionLike, as_version
+
+from .elections import default_unclean_leader_election
 
 LEADER_NOT_IN_ISR = "leader_not_in_isr"
 ISR_NOT_SUBSET_OF_REPLICAS = "isr_not_subset_of_replicas"

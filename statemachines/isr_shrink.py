@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from .elections import default_unclean_leader_election
 from kafka_forensics.core.eras import require_zookeeper_controller
 from kafka_forensics.core.rule_changes import has_rule
 from kafka_forensics.core.versions import VersionLike
+
+from .elections import default_unclean_leader_election
 
 NO_LEADER = -1  # LeaderAndIsr.NoLeader (K:api/LeaderAndIsr.scala@1.0.2:25; literal -1 in 0.8.0)
 

@@ -35,13 +35,15 @@ def legal_transitions(vrange: VersionRange) -> frozenset[Transition]:
 @functools.lru_cache(maxsize=None)
 def states_in(vrange: VersionRange) -> frozenset[tuple[Entity, State]]:
     """``(entity, state)`` for every state that exists in some release of ``vrange`` (KRaft: none)."""
-    return frozenset((entity, s) for version in vrange.checkpoints() for entity in Entity
-                     for s in rules_for(version).states(entity))
+    return frozenset(
+        (entity, s) for version in vrange.checkpoints() for entity in Entity for s in rules_for(version).states(entity)
+    )
 
 
 @functools.lru_cache(maxsize=4096)
-def is_forbidden(entity: Union[str, Entity], from_state: Union[str, State], to_state: Union[str, State],
-                 vrange: VersionRange) -> bool:
+def is_forbidden(
+    entity: Union[str, Entity], from_state: Union[str, State], to_state: Union[str, State], vrange: VersionRange
+) -> bool:
     """Would every release of ``vrange`` refuse ``from_state -> to_state``? (KRaft: never.)
 
     Raises ``UnknownStateError`` for a name that is no Kafka state at all (a typo is a bug, not an
@@ -60,8 +62,9 @@ def previous_states(entity: Union[str, Entity], to_state: Union[str, State], vra
     return tuple(rules_for(vrange.last).valid_previous_states(entity, to_state))
 
 
-def is_valid_transition(entity: Union[str, Entity], from_state: Union[str, State], to_state: Union[str, State],
-                        version: VersionLike) -> bool:
+def is_valid_transition(
+    entity: Union[str, Entity], from_state: Union[str, State], to_state: Union[str, State], version: VersionLike
+) -> bool:
     """Would ``version``'s controller accept ``from_state -> to_state``? (One release: a range of one.)
 
     Raises ``UnknownKafkaVersionError`` for a version Kafka never shipped, ``NoZooKeeperControllerError``

@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Union
 
+from kafka_forensics.core.eras import Era, era_of, require_zookeeper_controller
+from kafka_forensics.core.versions import KafkaVersion, VersionLike
+
 from .out_of_band import OutOfBandAssignments, out_of_band_assignments
 from .partition_machine import partition_valid_previous_states
 from .replica_machine import replica_valid_previous_states
 from .states import Entity, PartitionState, ReplicaState, State, as_entity, parse_state
-from kafka_forensics.core.eras import Era, era_of, require_zookeeper_controller
-from kafka_forensics.core.versions import KafkaVersion, VersionLike
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .states import PartitionState as P
-from .states import ReplicaState as R
 from kafka_forensics.core.eras import require_zookeeper_controller
 from kafka_forensics.core.rule_changes import has_rule
 from kafka_forensics.core.versions import VersionLike
+
+from .states import PartitionState as P
+from .states import ReplicaState as R
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,11 @@ version always prints byte-identical output (reports and tests can diff it).
 
 from __future__ import annotations
 
-from .machine import StateMachineRules, rules_for
-from .states import Entity, state_codes
 from kafka_forensics.core.eras import ERAS
 from kafka_forensics.core.versions import VersionLike
+
+from .machine import StateMachineRules, rules_for
+from .states import Entity, state_codes
 
 
 def rules_as_dict(version: VersionLike) -> dict:
@@ -57,10 +58,8 @@ def rules_as_text(version: VersionLike) -> str:
         f" / {oob.failover_replicas.replica_offline}",
         f"  removed from the state map on         = {oob.replica_removed_from_map_on}",
         "Forced transitions right after failover",
-        f"  partitions {' / '.join(s.value for s in oob.startup_partition_sources)}"
-        f" -> {oob.startup_partition_target}",
-        f"  replicas online -> {oob.startup_replica_transitions.replica_online};"
-        f" offline -> {offline_target}",
+        f"  partitions {' / '.join(s.value for s in oob.startup_partition_sources)} -> {oob.startup_partition_target}",
+        f"  replicas online -> {oob.startup_replica_transitions.replica_online}; offline -> {offline_target}",
     ]
     if era.changes:
         lines += ["", f"What changed in {era.first.line}:"]

@@ -17,8 +17,17 @@ import pytest
 
 from tests.support.paths import REPO
 
-LAYERS: dict[str, int] = {"core": 0, "parsers": 1, "statemachines": 2, "replay": 3,
-                          "expectations": 4, "reports": 4, "simulator": 4, "jobs": 5, "cli": 6}
+LAYERS: dict[str, int] = {
+    "core": 0,
+    "parsers": 1,
+    "statemachines": 2,
+    "replay": 3,
+    "expectations": 4,
+    "reports": 4,
+    "simulator": 4,
+    "jobs": 5,
+    "cli": 6,
+}
 ONLY: dict[str, set[str]] = {"lab": {"core"}}  # a leaf beside the simulator
 PURE = {"core", "parsers", "statemachines", "replay", "simulator"}
 HEAVY = ("pyspark", "great_expectations", "click", "rich")

@@ -8,9 +8,8 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 
-from kafka_forensics.jobs.analyze_job import AnalyzeResult
 from kafka_forensics.cli.main import main
-
+from kafka_forensics.jobs.analyze_job import AnalyzeResult
 from tests.support.paths import REPO
 
 INCIDENT = REPO / "sample_logs" / "kafka-2.4-controller-failover"
@@ -28,8 +27,15 @@ def incident_run(spark, tmp_path_factory):
 def test_analyze_writes_every_stages_output(incident_run):
     out, result = incident_run
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    for produced in ("events", "partition_timeline", "findings", "findings.jsonl", "controllers", "verdict.json",
-                     "report.html"):
+    for produced in (
+        "events",
+        "partition_timeline",
+        "findings",
+        "findings.jsonl",
+        "controllers",
+        "verdict.json",
+        "report.html",
+    ):
         assert (out / produced).exists(), produced
     assert (out / "report.html").read_text("utf-8").lstrip().lower().startswith("<!doctype html")
 
@@ -71,8 +77,9 @@ def test_bad_filter_or_config_exits_2_before_spark(tmp_path):
     runner = CliRunner()
     bad = runner.invoke(main, ["analyze", str(INCIDENT), "--out", str(tmp_path), "--partitions", "0"])
     assert bad.exit_code == 2 and "--partitions needs --topic" in bad.output
-    missing_config = runner.invoke(main, ["analyze", str(INCIDENT), "--out", str(tmp_path),
-                                          "--config", str(tmp_path / "none.toml")])
+    missing_config = runner.invoke(
+        main, ["analyze", str(INCIDENT), "--out", str(tmp_path), "--config", str(tmp_path / "none.toml")]
+    )
     assert missing_config.exit_code == 2 and "none.toml" in missing_config.output
 
 

@@ -6,7 +6,6 @@ import pytest
 from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
-
 from tests.support.kafka_lines import STATE_CHANGE_21, text
 
 

@@ -11,8 +11,15 @@ from kafka_forensics.cli.rules import rules
 from kafka_forensics.statemachines.render import eras_as_text, rules_as_dict, rules_as_text
 
 PARTITION_STATES = ["NewPartition", "OnlinePartition", "OfflinePartition", "NonExistentPartition"]
-REPLICA_STATES = ["NewReplica", "OnlineReplica", "OfflineReplica", "ReplicaDeletionStarted",
-                  "ReplicaDeletionSuccessful", "ReplicaDeletionIneligible", "NonExistentReplica"]
+REPLICA_STATES = [
+    "NewReplica",
+    "OnlineReplica",
+    "OfflineReplica",
+    "ReplicaDeletionStarted",
+    "ReplicaDeletionSuccessful",
+    "ReplicaDeletionIneligible",
+    "NonExistentReplica",
+]
 
 
 def _invoke(*args):

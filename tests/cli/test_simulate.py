@@ -10,8 +10,10 @@ from kafka_forensics.cli.main import main
 
 
 def test_scenario_writes_logs_truth_and_readme(tmp_path):
-    r = CliRunner().invoke(main, ["simulate", "--scenario", "unclean-election", "--kafka-version", "2.8",
-                                  "--seed", "3", "--out", str(tmp_path)])
+    r = CliRunner().invoke(
+        main,
+        ["simulate", "--scenario", "unclean-election", "--kafka-version", "2.8", "--seed", "3", "--out", str(tmp_path)],
+    )
     assert r.exit_code == 0, r.output
     truth = json.loads((tmp_path / "truth.json").read_text())
     assert truth["kafka_version"] == "2.8.2" and truth["state_change_level"] == "INFO" and truth["seed"] == 3
@@ -22,16 +24,32 @@ def test_scenario_writes_logs_truth_and_readme(tmp_path):
 
 
 def test_trace_flag(tmp_path):
-    r = CliRunner().invoke(main, ["simulate", "--scenario", "lifecycle", "--kafka-version", "2.8", "--trace",
-                                  "--out", str(tmp_path)])
+    r = CliRunner().invoke(
+        main, ["simulate", "--scenario", "lifecycle", "--kafka-version", "2.8", "--trace", "--out", str(tmp_path)]
+    )
     assert r.exit_code == 0, r.output
     text = (tmp_path / "broker-1" / "state-change.log").read_text()
     assert " TRACE [Controller id=1 epoch=1] Changed state of replica" in text
 
 
 def test_scale_mode(tmp_path):
-    r = CliRunner().invoke(main, ["simulate", "--scale", "--brokers", "5", "--topics", "3", "--partitions", "60",
-                                  "--failovers", "2", "--out", str(tmp_path)])
+    r = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "--scale",
+            "--brokers",
+            "5",
+            "--topics",
+            "3",
+            "--partitions",
+            "60",
+            "--failovers",
+            "2",
+            "--out",
+            str(tmp_path),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "lines/s" in r.output
     truth = json.loads((tmp_path / "truth.json").read_text())
@@ -46,8 +64,10 @@ def test_usage_errors_exit_2(tmp_path):
     assert r.exit_code == 2 and "--scenario" in r.output
     r = runner.invoke(main, ["simulate", "--scenario", "lifecycle", "--kafka-version", "3.9", "--out", str(tmp_path)])
     assert r.exit_code == 2 and "does not write Kafka 3.9 (ZooKeeper); supported:" in r.output
-    r = runner.invoke(main, ["simulate", "--scenario", "zombie-controller", "--kafka-version", "3.9-kraft",
-                             "--out", str(tmp_path / "k")])
+    r = runner.invoke(
+        main,
+        ["simulate", "--scenario", "zombie-controller", "--kafka-version", "3.9-kraft", "--out", str(tmp_path / "k")],
+    )
     assert r.exit_code == 2 and "not defined for Kafka 3.9.0" in r.output
     r = runner.invoke(main, ["simulate", "--scale", "--brokers", "2", "--out", str(tmp_path / "s")])
     assert r.exit_code == 2

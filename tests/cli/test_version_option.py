@@ -17,7 +17,6 @@ from kafka_forensics.core.errors import NoZooKeeperControllerError, UsageError
 from kafka_forensics.core.versions import read_kafka_version
 from kafka_forensics.jobs.replay_job import ReplayOptions, validate_options
 from kafka_forensics.simulator.profile import profile_for
-
 from tests.support.kafka_lines import STATE_CHANGE_21, text
 
 # Minimal arguments of every command with --kafka-version ({input} and {out} are filled in).
@@ -37,8 +36,7 @@ ACCEPTED = ["0.8.2.2", "1.1", "2.4.1", "2.8", "3.9", "3.9-kraft", "4.0", "7.5.0-
 
 
 def test_the_table_names_every_command_with_the_option():
-    with_option = {name for name, cmd in main.commands.items()
-                   if any(p.name == "kafka_version" for p in cmd.params)}
+    with_option = {name for name, cmd in main.commands.items() if any(p.name == "kafka_version" for p in cmd.params)}
     assert with_option == set(COMMANDS)
 
 
@@ -51,8 +49,12 @@ def test_every_command_refuses_with_the_readers_sentence(tmp_path, version):
         read_kafka_version(version)
     sentence = f"kafka-forensics: error: {expected.value}"
     for name, args in COMMANDS.items():
-        argv = [name, *(a.format(input=log.parent, out=tmp_path / f"out-{name}") for a in args), "--kafka-version",
-                version]
+        argv = [
+            name,
+            *(a.format(input=log.parent, out=tmp_path / f"out-{name}") for a in args),
+            "--kafka-version",
+            version,
+        ]
         result = CliRunner().invoke(main, argv)
         assert (result.exit_code, result.output.strip()) == (2, sentence), name
 
@@ -60,7 +62,9 @@ def test_every_command_refuses_with_the_readers_sentence(tmp_path, version):
 @pytest.mark.parametrize("version", ACCEPTED)
 def test_every_command_accepts_what_the_reader_accepts(version):
     release = read_kafka_version(version)
-    parse_options_from(version, None, r"broker-(\d+)", "UTC")  # parse, replay, timeline, describe, check, analyze, merge
+    parse_options_from(
+        version, None, r"broker-(\d+)", "UTC"
+    )  # parse, replay, timeline, describe, check, analyze, merge
     validate_options(ReplayOptions(kafka_version=version))  # replay, timeline, describe, check, analyze
     try:
         profile_for(version)  # simulate: a release it does not write is its own error, not a misread

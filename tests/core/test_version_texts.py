@@ -16,20 +16,45 @@ from kafka_forensics.core.eras import (
     zookeeper_version,
 )
 from kafka_forensics.core.errors import NoZooKeeperControllerError, UnknownKafkaVersionError, UsageError
-from kafka_forensics.core.versions import CONFLUENT_PLATFORM, HEAD, KNOWN_RELEASE_LINES, KafkaVersion, read_kafka_version
+from kafka_forensics.core.versions import (
+    CONFLUENT_PLATFORM,
+    HEAD,
+    KNOWN_RELEASE_LINES,
+    KafkaVersion,
+    read_kafka_version,
+)
 from kafka_forensics.simulator.profile import PROFILES, profile_for
 from kafka_forensics.statemachines.machine import rules_for
 
 
-@pytest.mark.parametrize("text,line,kraft", [
-    ("0.8.0", "0.8.0", False), ("0.8.2.2", "0.8.2", False), ("0.10.2", "0.10.2", False), ("1.0", "1.0", False),
-    ("2.8", "2.8", False), ("2.8-kraft", "2.8", True), ("3.9", "3.9", False), ("3.9.0", "3.9", False),
-    ("3.9-kraft", "3.9", True), ("3.9.0-KRaft", "3.9", True), ("4.0", "4.0", True), ("4.1.1", "4.1", True),
-    ("2.4.1-cp1", "2.4", False),  # Confluent Platform 5.x builds print the Apache number
-    ("7.5.0", "3.5", False), ("7.5.0-ccs", "3.5", False), ("7.5.3-ce", "3.5", False), ("5.4.1-ccs", "2.4", False),
-    ("6.2.0", "2.8", False), ("7.9.0-ccs-kraft", "3.9", True), ("8.0.0", "4.0", True), ("4.1.0-ccs", "1.1", False),
-    ("HEAD", "HEAD", True), (" 2.4 ", "2.4", False),
-])
+@pytest.mark.parametrize(
+    "text,line,kraft",
+    [
+        ("0.8.0", "0.8.0", False),
+        ("0.8.2.2", "0.8.2", False),
+        ("0.10.2", "0.10.2", False),
+        ("1.0", "1.0", False),
+        ("2.8", "2.8", False),
+        ("2.8-kraft", "2.8", True),
+        ("3.9", "3.9", False),
+        ("3.9.0", "3.9", False),
+        ("3.9-kraft", "3.9", True),
+        ("3.9.0-KRaft", "3.9", True),
+        ("4.0", "4.0", True),
+        ("4.1.1", "4.1", True),
+        ("2.4.1-cp1", "2.4", False),  # Confluent Platform 5.x builds print the Apache number
+        ("7.5.0", "3.5", False),
+        ("7.5.0-ccs", "3.5", False),
+        ("7.5.3-ce", "3.5", False),
+        ("5.4.1-ccs", "2.4", False),
+        ("6.2.0", "2.8", False),
+        ("7.9.0-ccs-kraft", "3.9", True),
+        ("8.0.0", "4.0", True),
+        ("4.1.0-ccs", "1.1", False),
+        ("HEAD", "HEAD", True),
+        (" 2.4 ", "2.4", False),
+    ],
+)
 def test_accepted_texts(text, line, kraft):
     release = read_kafka_version(text)
     assert (release.version.line, release.kraft) == (line, kraft)
@@ -40,20 +65,26 @@ def test_kraft_alone_is_some_kraft_release():
     assert release.version is None and release.kraft
 
 
-@pytest.mark.parametrize("text,sentence", [
-    ("2.9", "Kafka 2.9 is not a known release (Apache Kafka release lines 0.8.0 to 4.3, Confluent Platform 2.0 to 8.3)"),
-    ("3.10", "Kafka 3.10 is not a known release"),
-    ("9.9", "Kafka 9.9 is not a known release"),
-    ("1.0.0-ccs", "Kafka 1.0.0-ccs is not a known release"),  # CP 1.0 shipped no Apache line the docs name
-    ("2", "'2' does not name one Kafka release line (give at least major.minor, e.g. 2.8)"),
-    ("0.8", "'0.8' does not name one Kafka release line (0.x releases need three numbers, e.g. 0.8.2)"),
-    ("2.4.1.1.1", "has too many numbers"),
-    ("v2.4", "'v2.4' is not a Kafka version"),
-    ("2.0-kraft", "Kafka 2.0-kraft has no KRaft mode (KRaft starts in 2.8)"),
-    ("2.9.1-vendor", "2.9.1 is not an Apache Kafka release"),
-    ("", "is not a Kafka version"),
-    ("nonsense", "'nonsense' is not a Kafka version"),
-])
+@pytest.mark.parametrize(
+    "text,sentence",
+    [
+        (
+            "2.9",
+            "Kafka 2.9 is not a known release (Apache Kafka release lines 0.8.0 to 4.3, Confluent Platform 2.0 to 8.3)",
+        ),
+        ("3.10", "Kafka 3.10 is not a known release"),
+        ("9.9", "Kafka 9.9 is not a known release"),
+        ("1.0.0-ccs", "Kafka 1.0.0-ccs is not a known release"),  # CP 1.0 shipped no Apache line the docs name
+        ("2", "'2' does not name one Kafka release line (give at least major.minor, e.g. 2.8)"),
+        ("0.8", "'0.8' does not name one Kafka release line (0.x releases need three numbers, e.g. 0.8.2)"),
+        ("2.4.1.1.1", "has too many numbers"),
+        ("v2.4", "'v2.4' is not a Kafka version"),
+        ("2.0-kraft", "Kafka 2.0-kraft has no KRaft mode (KRaft starts in 2.8)"),
+        ("2.9.1-vendor", "2.9.1 is not an Apache Kafka release"),
+        ("", "is not a Kafka version"),
+        ("nonsense", "'nonsense' is not a Kafka version"),
+    ],
+)
 def test_refused_texts_say_why(text, sentence):
     with pytest.raises(UnknownKafkaVersionError) as err:
         read_kafka_version(text)
@@ -69,8 +100,14 @@ def test_head_sorts_after_every_release():
     assert all(KafkaVersion.parse(line) < HEAD for line in KNOWN_RELEASE_LINES)
 
 
-RELEASES = [*KNOWN_RELEASE_LINES, *(f"{line}-kraft" for line in KNOWN_RELEASE_LINES
-                                    if KafkaVersion.parse("2.8") <= KafkaVersion.parse(line) < KafkaVersion.parse("4.0"))]
+RELEASES = [
+    *KNOWN_RELEASE_LINES,
+    *(
+        f"{line}-kraft"
+        for line in KNOWN_RELEASE_LINES
+        if KafkaVersion.parse("2.8") <= KafkaVersion.parse(line) < KafkaVersion.parse("4.0")
+    ),
+]
 
 
 @pytest.mark.parametrize("text", RELEASES)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_forensics.core.errors import UnknownKafkaVersionError, UsageError
 from kafka_forensics.core.eras import ERAS, era_of, require_zookeeper_controller
-from kafka_forensics.core.errors import NoZooKeeperControllerError
+from kafka_forensics.core.errors import NoZooKeeperControllerError, UnknownKafkaVersionError, UsageError
 from kafka_forensics.core.rule_changes import RULE_CHANGES, has_rule
 from kafka_forensics.core.versions import KafkaVersion
 
@@ -32,8 +31,24 @@ def test_parse_known_versions(text, key, line):
 
 
 def test_versions_compare_across_numbering_schemes():
-    order = ["0.8.0", "0.8.1.1", "0.8.2.2", "0.9.0.1", "0.10.0.0", "0.10.2.2", "0.11.0.3",
-             "1.0", "1.0.2", "1.1.0", "2.0.1", "2.8", "2.8.1", "3.0.0", "3.9.0", "4.0.0"]
+    order = [
+        "0.8.0",
+        "0.8.1.1",
+        "0.8.2.2",
+        "0.9.0.1",
+        "0.10.0.0",
+        "0.10.2.2",
+        "0.11.0.3",
+        "1.0",
+        "1.0.2",
+        "1.1.0",
+        "2.0.1",
+        "2.8",
+        "2.8.1",
+        "3.0.0",
+        "3.9.0",
+        "4.0.0",
+    ]
     parsed = [KafkaVersion.parse(t) for t in order]
     assert parsed == sorted(parsed)
     assert len({p.key for p in parsed}) == len(parsed)
@@ -42,8 +57,27 @@ def test_versions_compare_across_numbering_schemes():
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   ", "banana", "2", "0.8", "0.10", "1.2.0", "2.9", "0.12.0", "5.0", "9.9.9",
-     "2.8.x", "-1.0", "2.8.1.1", "0.8.2.2.1", "v2.8", "2.8-rc1", "2..8", "３.9"],
+    [
+        "",
+        "   ",
+        "banana",
+        "2",
+        "0.8",
+        "0.10",
+        "1.2.0",
+        "2.9",
+        "0.12.0",
+        "5.0",
+        "9.9.9",
+        "2.8.x",
+        "-1.0",
+        "2.8.1.1",
+        "0.8.2.2.1",
+        "v2.8",
+        "2.8-rc1",
+        "2..8",
+        "３.9",
+    ],
 )
 def test_nonsense_versions_raise_unknown_kafka_version(text):
     with pytest.raises(UnknownKafkaVersionError) as info:
@@ -69,16 +103,16 @@ def test_eras_are_contiguous_and_ordered():
 @pytest.mark.parametrize(
     "before, after",
     [
-        ("0.8.0", "0.8.1"),        # KAFKA-330: deletion states, Offline->Offline partition
-        ("0.8.1.1", "0.8.2.0"),    # KAFKA-1028 / KAFKA-1503
-        ("0.9.0.1", "0.10.0.0"),   # KAFKA-3670
+        ("0.8.0", "0.8.1"),  # KAFKA-330: deletion states, Offline->Offline partition
+        ("0.8.1.1", "0.8.2.0"),  # KAFKA-1028 / KAFKA-1503
+        ("0.9.0.1", "0.10.0.0"),  # KAFKA-3670
         ("0.10.2.2", "0.11.0.0"),  # KIP-106 unclean default false
-        ("1.0.2", "1.1.0"),        # KAFKA-5642
-        ("2.0.1", "2.1.0"),        # KAFKA-7482
-        ("2.1.1", "2.2.0"),        # KAFKA-5692
-        ("2.2.2", "2.3.0"),        # KAFKA-8237 / KAFKA-3143
-        ("3.1.2", "3.2.0"),        # KIP-704
-        ("3.9.0", "4.0.0"),        # ZooKeeper removed
+        ("1.0.2", "1.1.0"),  # KAFKA-5642
+        ("2.0.1", "2.1.0"),  # KAFKA-7482
+        ("2.1.1", "2.2.0"),  # KAFKA-5692
+        ("2.2.2", "2.3.0"),  # KAFKA-8237 / KAFKA-3143
+        ("3.1.2", "3.2.0"),  # KIP-704
+        ("3.9.0", "4.0.0"),  # ZooKeeper removed
     ],
 )
 def test_era_boundaries(before, after):
@@ -87,8 +121,16 @@ def test_era_boundaries(before, after):
 
 
 @pytest.mark.parametrize(
-    "same", [("0.8.2.0", "0.9.0.1"), ("0.10.0.0", "0.10.2.2"), ("0.11.0.0", "1.0.2"),
-             ("1.1.0", "2.0.1"), ("2.3.0", "2.8.2"), ("2.3.0", "3.1.2"), ("3.2.0", "3.9.0")]
+    "same",
+    [
+        ("0.8.2.0", "0.9.0.1"),
+        ("0.10.0.0", "0.10.2.2"),
+        ("0.11.0.0", "1.0.2"),
+        ("1.1.0", "2.0.1"),
+        ("2.3.0", "2.8.2"),
+        ("2.3.0", "3.1.2"),
+        ("3.2.0", "3.9.0"),
+    ],
 )
 def test_no_era_split_inside_a_rule_range(same):
     a, b = same
@@ -97,8 +139,17 @@ def test_no_era_split_inside_a_rule_range(same):
 
 def test_era_labels():
     assert [e.label for e in ERAS] == [
-        "0.8.0.x", "0.8.1.x", "0.8.2 - 0.9.0.x", "0.10.0 - 0.10.2.x", "0.11.0 - 1.0.x",
-        "1.1 - 2.0.x", "2.1.x", "2.2.x", "2.3 - 3.1.x", "3.2 - 3.9.x", "4.0 and later",
+        "0.8.0.x",
+        "0.8.1.x",
+        "0.8.2 - 0.9.0.x",
+        "0.10.0 - 0.10.2.x",
+        "0.11.0 - 1.0.x",
+        "1.1 - 2.0.x",
+        "2.1.x",
+        "2.2.x",
+        "2.3 - 3.1.x",
+        "3.2 - 3.9.x",
+        "4.0 and later",
     ]
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from kafka_forensics.core.errors import UsageError
 from kafka_forensics.expectations.suites import SUITES
 from kafka_forensics.jobs.check_job import load_check_config
-from kafka_forensics.core.errors import UsageError
 
 
 def test_defaults_come_from_the_bundled_file():
@@ -20,26 +20,33 @@ def test_defaults_come_from_the_bundled_file():
 
 def test_a_partial_file_overrides_only_its_keys(tmp_path):
     path = tmp_path / "check.toml"
-    path.write_text('suites = ["failover"]\n[thresholds]\nmax_quarantine_rate = 0.2\n'
-                    '[severity]\nexpect_no_stale_epoch_rejections = "warning"\n')
+    path.write_text(
+        'suites = ["failover"]\n[thresholds]\nmax_quarantine_rate = 0.2\n'
+        '[severity]\nexpect_no_stale_epoch_rejections = "warning"\n'
+    )
     config = load_check_config(str(path))
     assert config.suites == ("failover",)
     assert config.max_quarantine_rate == 0.2 and config.clock_skew_seconds == 2.0
-    assert config.severity == {"expect_isr_to_be_within_replicas": "warning",
-                               "expect_no_stale_epoch_rejections": "warning"}
+    assert config.severity == {
+        "expect_isr_to_be_within_replicas": "warning",
+        "expect_no_stale_epoch_rejections": "warning",
+    }
     assert config.source == str(path)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("suites = [", "not valid TOML"),
-    ('suites = ["events", "latency"]', "unknown suite 'latency'"),
-    ("[thresholds]\nmax_quarantine_rte = 0.1", "unknown key thresholds.max_quarantine_rte"),
-    ("[thresholds]\nmax_quarantine_rate = 2", "at most 1"),
-    ('[verdict]\nfail_on = ["fatal"]', "verdict.fail_on"),
-    ('[severity]\nexpect_world_peace = "info"', "names no expectation"),
-    ('[severity]\nexpect_leader_to_be_in_isr = "loud"', "must be one of"),
-    ("color = 1", "unknown key 'color'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("suites = [", "not valid TOML"),
+        ('suites = ["events", "latency"]', "unknown suite 'latency'"),
+        ("[thresholds]\nmax_quarantine_rte = 0.1", "unknown key thresholds.max_quarantine_rte"),
+        ("[thresholds]\nmax_quarantine_rate = 2", "at most 1"),
+        ('[verdict]\nfail_on = ["fatal"]', "verdict.fail_on"),
+        ('[severity]\nexpect_world_peace = "info"', "names no expectation"),
+        ('[severity]\nexpect_leader_to_be_in_isr = "loud"', "must be one of"),
+        ("color = 1", "unknown key 'color'"),
+    ],
+)
 def test_unusable_files_are_usage_errors(tmp_path, text, message):
     path = tmp_path / "check.toml"
     path.write_text(text)

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kafka_forensics.jobs.check_job import load_check_config, run_check
 from kafka_forensics.cli.main import main
 from kafka_forensics.core.errors import InputError
-
+from kafka_forensics.jobs.check_job import load_check_config, run_check
 from tests.support.paths import REPO
 
 SAMPLES = REPO / "sample_logs"
@@ -52,8 +51,10 @@ def test_zombie_controller_fails_exactly_the_failover_expectations_its_truth_nam
     verdict = verdict_of(out)
     assert verdict["passed"] is False and verdict["exit_code"] == 1 and verdict["error"] is None
     # truth.json: concurrent_controllers + stale_epoch_rejected
-    assert verdict["failed_expectations"] == ["failover.expect_no_concurrent_controllers",
-                                              "failover.expect_no_stale_epoch_rejections"]
+    assert verdict["failed_expectations"] == [
+        "failover.expect_no_concurrent_controllers",
+        "failover.expect_no_stale_epoch_rejections",
+    ]
     assert verdict["suites"]["events"]["success"] and verdict["suites"]["timelines"]["success"]
     failover = verdict["suites"]["failover"]["expectations"]
     assert failover["expect_no_concurrent_controllers"]["rule"] == "concurrent_controllers"

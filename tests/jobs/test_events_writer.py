@@ -7,20 +7,21 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import functions as F
 
+from kafka_forensics.core.errors import UsageError
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA
 from kafka_forensics.jobs.events_writer import WRITER_CONF, finish, local_events_dir, part_name, write_events
 from kafka_forensics.jobs.parse_job import run_parse
-from kafka_forensics.core.errors import UsageError
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA
-
 from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, text
 
 
 @pytest.fixture
 def writer(spark):
     """Set the writer choice for one test and restore it afterwards."""
+
     def choose(value: str) -> None:
         spark.conf.set(WRITER_CONF, value)
+
     yield choose
     spark.conf.unset(WRITER_CONF)
 
@@ -80,8 +81,9 @@ def test_writer_choice_follows_master_scheme_and_conf(spark, writer, tmp_path):
 
 def _batches(rows):
     columns = list(zip(*rows))
-    return [pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(columns, EVENTS_SCHEMA)],
-                                       schema=EVENTS_SCHEMA)]
+    return [
+        pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(columns, EVENTS_SCHEMA)], schema=EVENTS_SCHEMA)
+    ]
 
 
 def test_a_retried_file_replaces_its_own_part_and_leftovers_are_cleaned(tmp_path):

@@ -9,9 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
-from kafka_forensics.jobs.filters import event_filter_from
 from kafka_forensics.core.errors import UsageError
-
+from kafka_forensics.jobs.filters import event_filter_from
 from tests.support.paths import REPO
 
 INCIDENT = REPO / "sample_logs" / "kafka-2.4-controller-failover"
@@ -30,15 +29,18 @@ def test_kafka_time_form_in_the_logs_time_zone():
     assert event_filter_from(None, None, "2024-03-04 10:05", None).start == dt.datetime(2024, 3, 4, 10, 5, tzinfo=UTC)
 
 
-@pytest.mark.parametrize("args, message", [
-    ((None, "0,1", None, None), "--partitions needs --topic"),
-    (("t", "1,2,1", None, None), "repeated entries: 1"),
-    (("t", "a,b", None, None), "ids like 0,1,2"),
-    (("bad topic!", None, None, None), "not a legal Kafka topic name"),
-    ((None, None, "04/03/2024", None), "--start-time"),
-    ((None, None, "2024-02-30 10:00:00,000", None), "not a valid date"),
-    ((None, None, "2024-03-04 11:00:00,000", "2024-03-04 10:00:00,000"), "after --end-time"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((None, "0,1", None, None), "--partitions needs --topic"),
+        (("t", "1,2,1", None, None), "repeated entries: 1"),
+        (("t", "a,b", None, None), "ids like 0,1,2"),
+        (("bad topic!", None, None, None), "not a legal Kafka topic name"),
+        ((None, None, "04/03/2024", None), "--start-time"),
+        ((None, None, "2024-02-30 10:00:00,000", None), "not a valid date"),
+        ((None, None, "2024-03-04 11:00:00,000", "2024-03-04 10:00:00,000"), "after --end-time"),
+    ],
+)
 def test_bad_values_are_usage_errors(args, message):
     with pytest.raises(UsageError, match=message):
         event_filter_from(*args)
@@ -49,8 +51,11 @@ def runs(spark, tmp_path_factory):
     """One unfiltered and two filtered replays of the bundled 2.4 incident."""
     base = tmp_path_factory.mktemp("filters")
     out = {}
-    for name, extra in (("all", []), ("topic", ["--topic", "orders", "--partitions", "0,2"]),
-                        ("window", ["--start-time", "2024-03-04 10:04:00,000", "--end-time", "2024-03-04 10:05:30,000"])):
+    for name, extra in (
+        ("all", []),
+        ("topic", ["--topic", "orders", "--partitions", "0,2"]),
+        ("window", ["--start-time", "2024-03-04 10:04:00,000", "--end-time", "2024-03-04 10:05:30,000"]),
+    ):
         result = CliRunner().invoke(main, ["replay", str(INCIDENT), "--out", str(base / name), "--show", "0", *extra])
         assert result.exit_code == 0, result.output
         out[name] = base / name
@@ -64,7 +69,10 @@ def test_topic_filter_replays_only_those_partitions_with_the_full_cluster_story(
     unfiltered = pq.read_table(runs["all"] / "partition_timeline").to_pylist()
     assert [r for r in unfiltered if r["topic"] == "orders" and r["partition"] in (0, 2)] == timeline
     # the controllers (elections are lines about no partition) are exactly those of the full replay
-    assert pq.read_table(runs["topic"] / "controllers").to_pylist() == pq.read_table(runs["all"] / "controllers").to_pylist()
+    assert (
+        pq.read_table(runs["topic"] / "controllers").to_pylist()
+        == pq.read_table(runs["all"] / "controllers").to_pylist()
+    )
     # the events table stays complete: filters narrow the replay, not what was parsed
     assert pq.read_table(runs["topic"] / "events").num_rows == pq.read_table(runs["all"] / "events").num_rows
 
@@ -88,9 +96,23 @@ def test_start_time_keeps_kraft_metadata_history(tmp_path):
     """Metadata records before --start-time are the state at start-time: dropping them would turn
     every later partition epoch into a gap. The window keeps the sample's injected gap and adds none."""
     sample = REPO / "sample_logs" / "sim-3.9-kraft-metadata"
-    result = CliRunner().invoke(main, ["replay", str(sample), "--out", str(tmp_path / "out"), "--show", "0",
-                                       "--start-time", "2024-03-04 10:03:00,000"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "replay",
+            str(sample),
+            "--out",
+            str(tmp_path / "out"),
+            "--show",
+            "0",
+            "--start-time",
+            "2024-03-04 10:03:00,000",
+        ],
+    )
     assert result.exit_code == 0, result.output
-    gaps = {(r["topic"], r["partition"]) for r in pq.read_table(tmp_path / "out" / "findings").to_pylist()
-            if r["rule"] == "partition_epoch_gap"}
+    gaps = {
+        (r["topic"], r["partition"])
+        for r in pq.read_table(tmp_path / "out" / "findings").to_pylist()
+        if r["rule"] == "partition_epoch_gap"
+    }
     assert gaps == {("payments", 1)}  # one finding per broker that applied the missing epoch

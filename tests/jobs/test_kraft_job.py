@@ -12,7 +12,6 @@ from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
 from kafka_forensics.simulator.truth import unmatched
-
 from tests.support.paths import DATA, SAMPLES
 
 SAMPLE = SAMPLES / "sim-3.9-kraft-metadata"
@@ -33,11 +32,17 @@ def test_job_finds_the_simulated_truth(kraft_run):
     truth = json.loads((SAMPLE / "truth.json").read_text())
     rows = [json.loads(line) for line in (kraft_run / "findings.jsonl").read_text().splitlines()]
     assert unmatched(truth["findings"], rows) == []
-    assert {r["rule"] for r in rows} == {"metadata_view_mismatch", "partition_epoch_gap", "leader_on_fenced_broker",
-                                         "metadata_offset_gap"}
+    assert {r["rule"] for r in rows} == {
+        "metadata_view_mismatch",
+        "partition_epoch_gap",
+        "leader_on_fenced_broker",
+        "metadata_offset_gap",
+    }
     gap = next(r for r in rows if r["rule"] == "metadata_offset_gap")
-    assert [ref.split("/")[-1] for ref in gap["evidence"]] == ["00000000000000000100.log.dump:23",
-                                                               "00000000000000000100.log.dump:25"]
+    assert [ref.split("/")[-1] for ref in gap["evidence"]] == [
+        "00000000000000000100.log.dump:23",
+        "00000000000000000100.log.dump:25",
+    ]
     summary = json.loads((kraft_run / "parse_summary.json").read_text())
     dump = [f for f in summary["files"] if f["source_file"].endswith(DUMP)]  # discovered by name in the directory
     assert len(summary["files"]) == len(truth["files"]) and len(dump) == 1
@@ -49,8 +54,11 @@ def test_timeline_comes_from_the_metadata_records(kraft_run):
     timeline = pq.read_table(kraft_run / "partition_timeline").to_pylist()
     p0 = sorted((r for r in timeline if r["topic"] == "payments" and r["partition"] == 0), key=lambda r: r["seq"])
     assert [(r["state"], r["leader"], r["isr"], r["leader_epoch"], r["partition_epoch"]) for r in p0] == [
-        ("OnlinePartition", 2, [2, 1, 3], 0, 0), ("OnlinePartition", 2, [2], 0, 1),
-        ("OfflinePartition", -1, [2], 1, 2), ("OnlinePartition", 2, [2], 2, 3)]
+        ("OnlinePartition", 2, [2, 1, 3], 0, 0),
+        ("OnlinePartition", 2, [2], 0, 1),
+        ("OfflinePartition", -1, [2], 1, 2),
+        ("OnlinePartition", 2, [2], 2, 3),
+    ]
     assert all(r["source"] == "metadata" and r["cause"].split(":")[0].endswith(DUMP) for r in p0)
     brokers = pq.read_table(kraft_run / "brokers").to_pylist()
     assert any(b["broker"] == 2 and b["state"] == "fenced" and DUMP in b["evidence"] for b in brokers)
@@ -68,8 +76,9 @@ def test_controllers_merge_the_leader_change_record_with_the_controller_logs(kra
 def test_describe_at_an_instant_on_kraft_input(spark, tmp_path):
     result = CliRunner().invoke(main, ["describe", str(SAMPLE), "--at", "2024-03-04 10:03:10"], env=WIDE)
     assert result.exit_code == 0, result.output
-    cells = [[c.strip() for c in ln.split("│")] for ln in result.output.splitlines()
-             if ln.strip().startswith("payments")]
+    cells = [
+        [c.strip() for c in ln.split("│")] for ln in result.output.splitlines() if ln.strip().startswith("payments")
+    ]
     rows = {c[1]: c for c in cells}  # Topic, Partition, Leader, Replicas, Isr, LeaderEpoch, ...
     assert rows["0"][2:5] == ["none (-1)", "2,1,3", "2"] and "OfflinePartition" in rows["0"]
     assert rows["1"][2:6] == ["3", "2,3,1", "3", "1"] and rows["2"][2:5] == ["3", "3,1,2", "3,1"]

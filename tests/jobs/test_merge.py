@@ -11,9 +11,8 @@ from kafka_forensics.cli.main import main
 from kafka_forensics.jobs.filters import event_filter_from
 from kafka_forensics.jobs.merge_job import MergeOptions, iter_merged, merge_frame
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-
-from tests.support.paths import REAL_LOGS
 from tests.support.merge_oracle import OLD_ERA, Oracle
+from tests.support.paths import REAL_LOGS
 
 pytestmark = pytest.mark.spark
 
@@ -50,8 +49,11 @@ def test_the_original_lines_appear_in_the_originals_order_on_old_logs(spark):
     the same millisecond are ordered by file here, by the heap there (--kafka-compat reproduces it)."""
     files = [p for p in OLD_ERA if not p.name.startswith("13-")]
     expected = Oracle(files).run()
-    kept = [r["text"] for r in _merged(spark, files)
-            if Oracle.dateRegex.search(r["text"]) and Oracle.topicPartitionRegex.search(r["text"])]
+    kept = [
+        r["text"]
+        for r in _merged(spark, files)
+        if Oracle.dateRegex.search(r["text"]) and Oracle.topicPartitionRegex.search(r["text"])
+    ]
 
     def by_millisecond(lines):
         groups: dict[str, list[str]] = {}
@@ -71,7 +73,9 @@ def test_stack_traces_stay_with_their_record(spark):
     lines = path.read_text().splitlines()
     assert failed["text"] == lines[failed["line_no"] - 1]
     assert failed["stack"].splitlines()[0].startswith("kafka.common.NoReplicaOnlineException")
-    assert failed["stack"].splitlines() == lines[failed["line_no"]:failed["line_no"] + len(failed["stack"].splitlines())]
+    assert (
+        failed["stack"].splitlines() == lines[failed["line_no"] : failed["line_no"] + len(failed["stack"].splitlines())]
+    )
 
 
 def test_topic_filter_keeps_the_cluster_lines_that_explain_it(spark):
@@ -102,10 +106,12 @@ def test_clock_skew_offset_reorders_one_brokers_lines(spark, tmp_path):
     (tmp_path / "broker2").mkdir()
     (tmp_path / "broker1" / "controller.log").write_text(
         "[2024-03-04 10:00:03,000] INFO [Controller id=1] Broker 1 starting become controller state transition "
-        "(kafka.controller.KafkaController)\n")
+        "(kafka.controller.KafkaController)\n"
+    )
     (tmp_path / "broker2" / "controller.log").write_text(
         "[2024-03-04 10:00:05,000] INFO [Controller id=2] 2 successfully elected as the controller. Epoch "
-        "incremented to 7 and epoch zk version is now 7 (kafka.controller.KafkaController)\n")
+        "incremented to 7 and epoch zk version is now 7 (kafka.controller.KafkaController)\n"
+    )
     plain = [r["broker"] for r in _merged(spark, [tmp_path])]
     skewed = [r["broker"] for r in _merged(spark, [tmp_path], offsets={2: -5.0})]
     assert plain == [1, 2] and skewed == [2, 1]
@@ -140,8 +146,9 @@ def test_cli_errors_are_one_sentence(spark, tmp_path):
 def test_logs_regex_and_output_file(spark, tmp_path):
     """StateChangeLogMerger's --logs-regex picks files by name in a directory; --output writes the merge."""
     out = tmp_path / "merged.log"
-    result = CliRunner().invoke(main, ["merge", "--logs-regex", f"{REAL_LOGS}/^0[0-9]-.*state-change.*",
-                                       "--plain", "--output", str(out)])
+    result = CliRunner().invoke(
+        main, ["merge", "--logs-regex", f"{REAL_LOGS}/^0[0-9]-.*state-change.*", "--plain", "--output", str(out)]
+    )
     assert result.exit_code == 0, result.output
     chosen = [p for p in REAL_LOGS.glob("0*.log") if "state-change" in p.name]
     assert len(chosen) == 2

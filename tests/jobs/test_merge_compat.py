@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
 from kafka_forensics.jobs.merge_compat import merge_compat
-
 from tests.support.merge_oracle import OLD_ERA, Oracle
 from tests.support.paths import REAL_LOGS
+
 
 # ------------------------------------------------------------------ the tests ----
 def test_the_old_era_corpus_is_there():
@@ -31,8 +31,9 @@ def test_all_old_era_files_merged_exactly_as_the_original():
     assert list(merge_compat([str(p) for p in OLD_ERA])) == expected
 
 
-@pytest.mark.parametrize("topic, partitions", [("test", ()), ("test", (0,)), ("__consumer_offsets", (2, 7, 13, 40)),
-                                               ("no-such-topic", ())])
+@pytest.mark.parametrize(
+    "topic, partitions", [("test", ()), ("test", (0,)), ("__consumer_offsets", (2, 7, 13, 40)), ("no-such-topic", ())]
+)
 def test_topic_and_partitions_as_the_original(topic, partitions):
     expected = Oracle(OLD_ERA, topic=topic, partitions=partitions).run()
     got = list(merge_compat([str(p) for p in OLD_ERA], topic=topic, partitions=partitions))
@@ -76,14 +77,16 @@ def test_logs_regex_selects_by_file_name_like_the_original(tmp_path):
     result = CliRunner().invoke(main, ["merge", "--kafka-compat", "--logs-regex", f"{tmp_path}/.*state-change.*"])
     assert result.exit_code == 0, result.output
     import os
+
     chosen = [tmp_path / n for n in os.listdir(tmp_path) if re.search(".*state-change.*", n)]
     assert result.output.splitlines() == Oracle(chosen).run()
 
 
 def test_cli_logs_option_and_filters_match_the_oracle():
     files = [p for p in OLD_ERA if "akshaynayak" in p.name or "darrendao" in p.name]
-    result = CliRunner().invoke(main, ["merge", "--kafka-compat", "--logs", ",".join(map(str, files)),
-                                       "--topic", "test", "--partitions", "0"])
+    result = CliRunner().invoke(
+        main, ["merge", "--kafka-compat", "--logs", ",".join(map(str, files)), "--topic", "test", "--partitions", "0"]
+    )
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == Oracle(files, topic="test", partitions=[0]).run()
 

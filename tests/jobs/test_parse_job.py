@@ -9,10 +9,9 @@ import pytest
 from pyspark.sql import functions as F
 
 from kafka_forensics.core.errors import InputError
-from kafka_forensics.parsers.records import ParseOptions
 from kafka_forensics.core.tables import EVENT_COLUMNS, QUARANTINE_COLUMNS
 from kafka_forensics.jobs.parse_job import MAX_LENGTH_CONF, run_parse
-
+from kafka_forensics.parsers.records import ParseOptions
 from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, text
 
 pytestmark = pytest.mark.spark
@@ -42,12 +41,18 @@ def test_rotated_gz_and_directories_with_several_brokers(spark, tmp_path):
     summary = run_parse(spark, [str(logs)], str(tmp_path / "out"), ParseOptions())
     assert summary.reconciled and summary.records == 2 and summary.quarantined == 1
     assert [f["source_file"].split("incident/")[1] for f in summary.files] == [
-        "broker-1/state-change.log.2021-03-04-10.gz", "broker-2/state-change.log"]
+        "broker-1/state-change.log.2021-03-04-10.gz",
+        "broker-2/state-change.log",
+    ]
     quarantine = spark.read.parquet(str(tmp_path / "out" / "quarantine"))
     assert tuple(quarantine.columns) == QUARANTINE_COLUMNS
     row = quarantine.first()
     assert (row.line_no, row.raw, row.broker) == (1 + 1 + len(STACK_11), "garbage line", 2)
-    failed = spark.read.parquet(str(tmp_path / "out" / "events")).filter("event_type = 'partition_state_change_failed'").first()
+    failed = (
+        spark.read.parquet(str(tmp_path / "out" / "events"))
+        .filter("event_type = 'partition_state_change_failed'")
+        .first()
+    )
     assert failed.n_continuation == len(STACK_11) and failed.source_file.endswith("broker-2/state-change.log")
 
 
@@ -66,8 +71,9 @@ def test_no_log_lines_at_all_is_an_input_error(spark, tmp_path):
 def test_file_uri_glob_and_custom_broker_pattern(spark, tmp_path):
     logs = tmp_path / "hosts" / "kfk-prod-07" / "logs"
     logs.mkdir(parents=True)
-    (logs / "server.log").write_bytes(text(
-        "[2021-03-04 10:15:23,456] INFO Shrinking ISR for partition [t,0] from 7,8 to 7 (kafka.cluster.Partition)"))
+    (logs / "server.log").write_bytes(
+        text("[2021-03-04 10:15:23,456] INFO Shrinking ISR for partition [t,0] from 7,8 to 7 (kafka.cluster.Partition)")
+    )
     options = ParseOptions(broker_from_path=r"kfk-prod-(\d+)")
     summary = run_parse(spark, [f"file://{tmp_path}/hosts/*/logs/server.log"], str(tmp_path / "out"), options)
     assert summary.records == 1

@@ -15,7 +15,6 @@ import pytest
 from kafka_forensics.jobs.discovery import discover
 from kafka_forensics.jobs.parse_job import run_parse
 from kafka_forensics.parsers.records import ParseOptions
-
 from tests.support.kafka_lines import BROKER_CHANGE_22, STATE_CHANGE_21, text
 
 pytestmark = pytest.mark.spark
@@ -30,7 +29,7 @@ def _within(seconds: float, action):
     def run():
         try:
             box["value"] = action()
-        except BaseException as err:  # noqa: BLE001 - re-raised below
+        except BaseException as err:
             box["error"] = err
 
     worker = threading.Thread(target=run, daemon=True)
@@ -65,7 +64,9 @@ def _cli(args: list[str], **env: str) -> subprocess.CompletedProcess:
 
 def _stderr_lines(result: subprocess.CompletedProcess) -> list[str]:
     # The JVM itself announces the incubator module Spark 4 loads; that line is not Spark's log.
-    return [ln for ln in result.stderr.splitlines() if ln.strip() and not ln.startswith("WARNING: Using incubator modules")]
+    return [
+        ln for ln in result.stderr.splitlines() if ln.strip() and not ln.startswith("WARNING: Using incubator modules")
+    ]
 
 
 def test_cli_parse_of_a_file_with_an_impossible_timestamp_exits_0(tmp_path):

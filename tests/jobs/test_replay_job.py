@@ -17,7 +17,6 @@ from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
 from kafka_forensics.replay.local import replay_all
-
 from tests.support.paths import REAL_LOGS
 
 CLUSTER_RX = r"real-logs/\d+-([^-]+)-"
@@ -28,8 +27,9 @@ pytestmark = pytest.mark.spark
 @pytest.fixture(scope="module")
 def corpus_run(spark, tmp_path_factory, real_log_files):
     out = tmp_path_factory.mktemp("replay") / "out"
-    result = CliRunner().invoke(main, ["replay", f"{REAL_LOGS}/*.log", "--out", str(out),
-                                       "--cluster-from-path", CLUSTER_RX, "--show", "3"])
+    result = CliRunner().invoke(
+        main, ["replay", f"{REAL_LOGS}/*.log", "--out", str(out), "--cluster-from-path", CLUSTER_RX, "--show", "3"]
+    )
     assert result.exit_code == 0, result.output
     findings = [json.loads(line) for line in (out / "findings.jsonl").read_text("utf-8").splitlines()]
     return out, result.output, findings
@@ -63,8 +63,18 @@ def test_findings_jsonl_is_ordered_unique_and_cited(corpus_run):
     keys = [(f["cluster"], f["ts"] is None, f["ts"] or "") for f in findings]
     assert keys == sorted(keys)
     for f in findings:
-        assert {"finding_id", "rule", "severity", "topic", "partition", "replica", "controller_epoch", "ts",
-                "summary", "evidence"} <= set(f)
+        assert {
+            "finding_id",
+            "rule",
+            "severity",
+            "topic",
+            "partition",
+            "replica",
+            "controller_epoch",
+            "ts",
+            "summary",
+            "evidence",
+        } <= set(f)
         assert f["evidence"] and all(re.match(r".+\.log:\d+$", r) for r in f["evidence"])
     parquet_ids = sorted(r["finding_id"] for r in pq.read_table(out / "findings").to_pylist())
     assert parquet_ids == sorted(ids)
@@ -85,8 +95,9 @@ def test_job_equals_in_process_replay(corpus_run):
     assert sorted(f.finding_id for f in local.findings) == sorted(f["finding_id"] for f in findings)
     spark_rows = pq.read_table(out / "partition_timeline").to_pylist()
     key = lambda r: (r["cluster"], r["topic"], r["partition"], r["seq"])  # noqa: E731
-    assert [(key(r), r["cause"], r["leader"], r["isr"]) for r in sorted(spark_rows, key=key)] == \
-        [(key(r), r["cause"], r["leader"], r["isr"]) for r in sorted(local.partition_intervals, key=key)]
+    assert [(key(r), r["cause"], r["leader"], r["isr"]) for r in sorted(spark_rows, key=key)] == [
+        (key(r), r["cause"], r["leader"], r["isr"]) for r in sorted(local.partition_intervals, key=key)
+    ]
 
 
 def test_known_anomalies_of_the_corpus(corpus_run):
@@ -101,7 +112,9 @@ def test_known_anomalies_of_the_corpus(corpus_run):
     failure_lines = {"02": 2, "05": 2, "16": 2, "28": 1, "52": 2}
     for number, line_no in failure_lines.items():
         found = _from(findings, number, "illegal_transition")
-        assert any(f["kind"] == "failed" and any(r.endswith(f":{line_no}") for r in f["evidence"]) for f in found), number
+        assert any(f["kind"] == "failed" and any(r.endswith(f":{line_no}") for r in f["evidence"]) for f in found), (
+            number
+        )
     # file 37 is an INFO-level 2.8 log: gaps, and nothing else
     info = [f for f in findings if any(_file(r) == "37" for r in f["evidence"])]
     assert info and {f["rule"] for f in info} == {"state_gap"} and {f["severity"] for f in info} == {"info"}
@@ -121,8 +134,18 @@ def test_controllers_and_brokers_tables(corpus_run):
 
 
 def test_timeline_command(spark):
-    result = CliRunner().invoke(main, ["timeline", str(REAL_LOGS / "05-akshaynayak-0.8.2.2-state-change-noreplicaonline.log"),
-                                       "--topic", "twitterstream", "--partition", "0"], env=WIDE)
+    result = CliRunner().invoke(
+        main,
+        [
+            "timeline",
+            str(REAL_LOGS / "05-akshaynayak-0.8.2.2-state-change-noreplicaonline.log"),
+            "--topic",
+            "twitterstream",
+            "--partition",
+            "0",
+        ],
+        env=WIDE,
+    )
     assert result.exit_code == 0, result.output
     assert "twitterstream-0: partition state intervals" in result.output
     assert "OfflinePartition" in result.output and "OnlinePartition" in result.output

@@ -13,10 +13,8 @@ from kafka_forensics.cli.main import main
 from kafka_forensics.core.verdict import summarize_verdict
 from kafka_forensics.jobs.report_job import EVIDENCE_LIMIT, bucket_seconds_for
 from kafka_forensics.simulator.truth import finding_matches, unmatched
-
-from tests.support.report_html import finding_rows, script_blocks, without_plotly_js
-
 from tests.support.paths import SAMPLES
+from tests.support.report_html import finding_rows, script_blocks, without_plotly_js
 
 SCENARIOS = sorted(p.name for p in SAMPLES.iterdir() if p.is_dir())
 CLUSTER_RX = r"sample_logs/([^/]+)/"
@@ -37,8 +35,13 @@ def samples_report(spark, tmp_path_factory):
     from kafka_forensics.parsers.records import ParseOptions
 
     out = tmp_path_factory.mktemp("report") / "out"
-    run_replay(spark, [str(SAMPLES / s) for s in SCENARIOS], str(out), ParseOptions(),
-               ReplayOptions(cluster_from_path=CLUSTER_RX))
+    run_replay(
+        spark,
+        [str(SAMPLES / s) for s in SCENARIOS],
+        str(out),
+        ParseOptions(),
+        ReplayOptions(cluster_from_path=CLUSTER_RX),
+    )
     html_path = out.parent / "report.html"
     result = CliRunner().invoke(main, ["report", str(out), "--out", str(html_path), "--top", "6"])
     assert result.exit_code == 0, result.output
@@ -80,8 +83,11 @@ def test_report_shows_the_failover_incident_with_its_lines(samples_report):
     mine = _of(rows, scenario)
     for rule, topic, partition, ref in FAILOVER_FINDINGS:
         full = f"{SAMPLES}/{scenario}/{ref}"
-        hits = [r for r in mine if r["rule"] == rule and r["topic"] == topic and r["partition"] == partition
-                and full in r["refs"]]
+        hits = [
+            r
+            for r in mine
+            if r["rule"] == rule and r["topic"] == topic and r["partition"] == partition and full in r["refs"]
+        ]
         assert hits, (rule, ref)
         text = hits[0]["texts"][hits[0]["refs"].index(full)]
         line_no = int(ref.rsplit(":", 1)[1])
@@ -121,11 +127,22 @@ def test_verdict_is_shown_when_present(samples_report, spark, tmp_path):
 
     out, _, _, _ = samples_report
     # the shape jobs/check_job.py writes
-    (out / "verdict.json").write_text(json.dumps({
-        "verdict_version": 1, "passed": False, "exit_code": 1, "error": None,
-        "failed_expectations": ["findings.no_critical_findings"], "warnings": [],
-        "suites": {"events": {"success": True, "evaluated": 12, "unsuccessful": 0, "expectations": {}},
-                   "findings": {"success": False, "evaluated": 5, "unsuccessful": 2, "expectations": {}}}}))
+    (out / "verdict.json").write_text(
+        json.dumps(
+            {
+                "verdict_version": 1,
+                "passed": False,
+                "exit_code": 1,
+                "error": None,
+                "failed_expectations": ["findings.no_critical_findings"],
+                "warnings": [],
+                "suites": {
+                    "events": {"success": True, "evaluated": 12, "unsuccessful": 0, "expectations": {}},
+                    "findings": {"success": False, "evaluated": 5, "unsuccessful": 2, "expectations": {}},
+                },
+            }
+        )
+    )
     try:
         build_report(spark, str(out), str(tmp_path / "v.html"), top_partitions=1, max_findings=3)
     finally:
@@ -145,8 +162,12 @@ def test_report_command_exits_2_without_replay_tables(tmp_path):
 
 def test_verdict_shapes_are_tolerated():
     assert summarize_verdict({"passed": True}).status == "passed"
-    v = summarize_verdict({"status": "FAILED", "results": [{"suite": "events", "success": False,
-                                                             "statistics": {"evaluated_expectations": 4}}]})
+    v = summarize_verdict(
+        {
+            "status": "FAILED",
+            "results": [{"suite": "events", "success": False, "statistics": {"evaluated_expectations": 4}}],
+        }
+    )
     assert v.status == "failed" and v.suites[0].name == "events" and v.suites[0].evaluated == 4
     assert summarize_verdict({"suites": {"a": True, "b": True}}).status == "passed"
     assert summarize_verdict({"something": 1}).status == "unreadable"
@@ -157,8 +178,13 @@ def test_event_rate_buckets_are_bounded():
     from datetime import datetime, timedelta, timezone
 
     start = datetime(2024, 1, 1, tzinfo=timezone.utc)
-    for span in (timedelta(seconds=3), timedelta(minutes=5), timedelta(hours=7), timedelta(days=40),
-                 timedelta(days=3000)):
+    for span in (
+        timedelta(seconds=3),
+        timedelta(minutes=5),
+        timedelta(hours=7),
+        timedelta(days=40),
+        timedelta(days=3000),
+    ):
         step = bucket_seconds_for(start, start + span)
         assert span.total_seconds() / step <= 500
     assert bucket_seconds_for(start, start + timedelta(minutes=5)) == 1

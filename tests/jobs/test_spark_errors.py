@@ -21,11 +21,14 @@ class FakePy4JError(Exception):
 
 def test_innermost_cause_is_the_sentence():
     assert short_error(FakePy4JError(PY4J_TEXT)) == (
-        "The length of file:/tmp/bigf/broker-1/state-change.log is 11963, which exceeds the max length allowed: 1000.")
+        "The length of file:/tmp/bigf/broker-1/state-change.log is 11963, which exceeds the max length allowed: 1000."
+    )
 
 
 def test_without_a_cause_the_first_exception_message_after_py4js_line():
-    text = "An error occurred while calling o12.count.\n: java.lang.OutOfMemoryError: Java heap space\n\tat x.y(Z.java:1)"
+    text = (
+        "An error occurred while calling o12.count.\n: java.lang.OutOfMemoryError: Java heap space\n\tat x.y(Z.java:1)"
+    )
     assert short_error(FakePy4JError(text)) == "Java heap space"
 
 
@@ -55,4 +58,5 @@ ValueError: time data '2021-02-30 25:61:61' does not match format '%Y-%m-%d %H:%
 
 def test_a_python_workers_exception_is_the_sentence():
     assert short_error(FakePy4JError(PY4J_PYTHON_TEXT)) == (
-        "ValueError: time data '2021-02-30 25:61:61' does not match format '%Y-%m-%d %H:%M:%S' (in a Python worker)")
+        "ValueError: time data '2021-02-30 25:61:61' does not match format '%Y-%m-%d %H:%M:%S' (in a Python worker)"
+    )

@@ -18,7 +18,6 @@ import pytest
 from kafka_forensics.core.eras import range_for_line
 from kafka_forensics.parsers.records import parse_file
 from kafka_forensics.replay.local import replay_all
-
 from tests.support.kafka_lines import line, text
 
 APP_INFO = "org.apache.kafka.common.utils.AppInfoParser"
@@ -29,26 +28,35 @@ def broker_stdout(version: str | None) -> bytes:
     """One cp-kafka container's log (every logger to stdout, Kafka's default layout)."""
     start = []
     if version is not None:
-        start = [line(f"Kafka version: {version}", "INFO", APP_INFO, "2023-10-02 09:14:07,211"),
-                 line("Kafka commitId: 0f6e8e8b1c6a1f5f", "INFO", APP_INFO, "2023-10-02 09:14:07,211"),
-                 line("Kafka startTimeMs: 1696238047207", "INFO", APP_INFO, "2023-10-02 09:14:07,211")]
-    controller = [line(f"[Controller id=1] {message}", "INFO", CONTROLLER, f"2023-10-02 09:14:07,{ms}")
-                  for ms, message in (("480", "Registering handlers"),
-                                      ("483", "Deleting log dir event notifications"),
-                                      ("485", "Deleting isr change notifications"),
-                                      ("486", "Initializing controller context"),
-                                      ("561", "Ready to serve as the new controller with epoch 1"))]
+        start = [
+            line(f"Kafka version: {version}", "INFO", APP_INFO, "2023-10-02 09:14:07,211"),
+            line("Kafka commitId: 0f6e8e8b1c6a1f5f", "INFO", APP_INFO, "2023-10-02 09:14:07,211"),
+            line("Kafka startTimeMs: 1696238047207", "INFO", APP_INFO, "2023-10-02 09:14:07,211"),
+        ]
+    controller = [
+        line(f"[Controller id=1] {message}", "INFO", CONTROLLER, f"2023-10-02 09:14:07,{ms}")
+        for ms, message in (
+            ("480", "Registering handlers"),
+            ("483", "Deleting log dir event notifications"),
+            ("485", "Deleting isr change notifications"),
+            ("486", "Initializing controller context"),
+            ("561", "Ready to serve as the new controller with epoch 1"),
+        )
+    ]
     return text(*start, *controller)
 
 
-@pytest.mark.parametrize("version,dialect", [
-    (None, "zk-1.1"),            # the shapes alone: 1.1 or later, judged from the oldest
-    ("2.4.1", "zk-2.4"),         # an Apache release
-    ("7.5.0-ccs", "zk-3.x"),     # Confluent Platform 7.5 ships Apache Kafka 3.5
-    ("7.5.0-ce", "zk-3.x"),      # Confluent Server, same release
-    ("5.4.1-ccs", "zk-2.4"),     # CP 5.4 = AK 2.4
-    ("2.0.1-cp1", "zk-1.1"),     # CP 5.0's build prints the Apache number with a -cpN suffix
-])
+@pytest.mark.parametrize(
+    "version,dialect",
+    [
+        (None, "zk-1.1"),  # the shapes alone: 1.1 or later, judged from the oldest
+        ("2.4.1", "zk-2.4"),  # an Apache release
+        ("7.5.0-ccs", "zk-3.x"),  # Confluent Platform 7.5 ships Apache Kafka 3.5
+        ("7.5.0-ce", "zk-3.x"),  # Confluent Server, same release
+        ("5.4.1-ccs", "zk-2.4"),  # CP 5.4 = AK 2.4
+        ("2.0.1-cp1", "zk-1.1"),  # CP 5.0's build prints the Apache number with a -cpN suffix
+    ],
+)
 def test_the_version_line_maps_through_the_one_reader(version, dialect):
     assert parse_file(broker_stdout(version), "kafka-1/stdout.log").summary["dialect"] == dialect
 

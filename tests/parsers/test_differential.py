@@ -9,13 +9,11 @@ arbitrary header-shaped lines.
 
 from __future__ import annotations
 
-
 import pytest
 
 from kafka_forensics.core.eras import AUTO, DIALECTS
 from kafka_forensics.parsers.fields import apply_fields
 from kafka_forensics.parsers.lines import FastLineParser, LarkLineParser
-
 from tests.parsers import test_parse_robust
 from tests.support import kafka_lines
 from tests.support.paths import REAL_LOGS, REPO
@@ -43,8 +41,12 @@ def _mutations(lines: list[str]) -> list[str]:
         out.append(ln.replace("]", "", 1))  # broken header
         out.append(ln + " trailing")  # junk after the logger
         out.append(ln.replace(" (", " ((", 1))
-        out.append(ln.replace("[Controller id=", "[Controller id=9, targetBrokerId=", 1).replace("[Broker id=", "[Broker id=x", 1))
-        out.append(ln[: len(ln) // 3] + "\x0b" + ln[len(ln) // 3:])  # a stray control character
+        out.append(
+            ln.replace("[Controller id=", "[Controller id=9, targetBrokerId=", 1).replace(
+                "[Broker id=", "[Broker id=x", 1
+            )
+        )
+        out.append(ln[: len(ln) // 3] + "\x0b" + ln[len(ln) // 3 :])  # a stray control character
         out.append(test_parse_robust.COMPOSE + ln)
     return out
 

@@ -8,7 +8,6 @@ import pytest
 
 from kafka_forensics.parsers.gc_pause import cyclic_gc_paused
 from kafka_forensics.parsers.records import parse_file
-
 from tests.support.kafka_lines import STATE_CHANGE_21, text
 
 
@@ -22,6 +21,7 @@ def collector_state():
 def test_parse_file_runs_with_the_collector_paused_and_restores_it(collector_state, monkeypatch):
     seen = []
     import kafka_forensics.parsers.records as records
+
     real = records._parse_file
     monkeypatch.setattr(records, "_parse_file", lambda *a: seen.append(gc.isenabled()) or real(*a))
     gc.enable()

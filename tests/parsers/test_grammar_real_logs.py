@@ -13,17 +13,16 @@ from collections import Counter
 import pytest
 
 from kafka_forensics.parsers.records import parse_file
-
 from tests.support.paths import REAL_LOGS
 
 # Records that stay 'other' on purpose: none of them is a state-change, controller or ISR event.
 ALLOWED_OTHER = {
     r"^preRegister called\. Server=com\.sun\.jmx": "log4j's JMX appender registration (HierarchyDynamicMBean), "
-                                                  "logged under the kafka.controller / state.change.logger category "
-                                                  "but not by Kafka",
+    "logged under the kafka.controller / state.change.logger category "
+    "but not by Kafka",
     r"^Loaded member MemberMetadata\(": "group coordinator (kafka.coordinator.group) cache load, not a replay event",
     r"^\[MetadataLoader id=\d+\] ": "KRaft image loader progress (org.apache.kafka.image.loader), not a "
-                                    "controller or partition event",
+    "controller or partition event",
 }
 
 
@@ -97,6 +96,7 @@ def test_typed_counts_per_log_kind(parsed):
 
 
 # ---- known lines -----------------------------------------------------------------------------------
+
 
 def test_file_02_081_stale_leader_epoch_and_failed_transition(parsed):
     e = _line(parsed, "02-", 32)
@@ -181,8 +181,10 @@ def test_file_23_leader_minus_one(parsed):
 
 
 def test_file_28_and_52_failed_elections(parsed):
-    for prefix, strategy in (("28-", "OfflinePartitionLeaderElectionStrategy"),
-                             ("52-", "ControlledShutdownPartitionLeaderElectionStrategy")):
+    for prefix, strategy in (
+        ("28-", "OfflinePartitionLeaderElectionStrategy"),
+        ("52-", "ControlledShutdownPartitionLeaderElectionStrategy"),
+    ):
         failed = next(e for e in _file(parsed, prefix).events if e["event_type"] == "partition_state_change_failed")
         assert strategy in failed["stack"]
 
@@ -271,7 +273,13 @@ def test_file_44_alter_partition_rejected(parsed):
 def test_file_46_isr_updated_double_space(parsed):
     e = _line(parsed, "46-", 2)
     assert e["event_type"] == "isr_updated"
-    assert (e["broker"], e["topic"], e["partition"], e["isr"], e["partition_epoch"]) == (1, "test-topic", 1, [1, 2], 111)
+    assert (e["broker"], e["topic"], e["partition"], e["isr"], e["partition_epoch"]) == (
+        1,
+        "test-topic",
+        1,
+        [1, 2],
+        111,
+    )
 
 
 def test_file_47_duplicate_registration_and_fencing(parsed):
@@ -290,7 +298,8 @@ def test_file_47_duplicate_registration_and_fencing(parsed):
 def test_file_49_kraft_broker_transitions(parsed):
     events = _file(parsed, "49-").events
     assert Counter(e["event_type"] for e in events) >= Counter(
-        {"kraft_partitions_transitioning": 6, "partition_created": 9, "leader_starts": 3, "follower_starts": 6})
+        {"kraft_partitions_transitioning": 6, "partition_created": 9, "leader_starts": 3, "follower_starts": 6}
+    )
     leader = _line(parsed, "49-", 3)
     assert (leader["broker"], leader["topic"], leader["partition"], leader["isr"]) == (3, "my-topic", 1, [3, 1, 2])
     assert _attr(leader, "previous_leader") == "None"

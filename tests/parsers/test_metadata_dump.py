@@ -18,7 +18,6 @@ import pytest
 
 from kafka_forensics.parsers.metadata_dump import looks_like_metadata_dump
 from kafka_forensics.parsers.records import parse_file
-
 from tests.support.paths import DATA
 
 DUMPS = DATA / "metadata_dump"
@@ -41,15 +40,31 @@ def test_segment_dump_both_shapes_give_the_same_records(name):
     _reconciles(result)
     events = result.events
     assert [e["event_type"] for e in events] == [
-        "metadata_control", "metadata_feature_level", "metadata_register_broker",
-        "metadata_broker_registration_change", "metadata_unfence_broker", "metadata_topic", "metadata_partition",
-        "metadata_partition_change", "metadata_partition_change", "metadata_fence_broker",
-        "metadata_partition_change", "metadata_partition_change"]
+        "metadata_control",
+        "metadata_feature_level",
+        "metadata_register_broker",
+        "metadata_broker_registration_change",
+        "metadata_unfence_broker",
+        "metadata_topic",
+        "metadata_partition",
+        "metadata_partition_change",
+        "metadata_partition_change",
+        "metadata_fence_broker",
+        "metadata_partition_change",
+        "metadata_partition_change",
+    ]
     assert all(e["log_kind"] == "metadata" for e in events)
     assert [e["attrs"]["offset"] for e in events] == [str(i) for i in range(12)]
     created = events[6]
-    assert (created["topic"], created["partition"], created["leader"], created["isr"], created["replicas"],
-            created["leader_epoch"], created["partition_epoch"]) == ("events", 0, 1, [1, 2], [1, 2], 0, 0)
+    assert (
+        created["topic"],
+        created["partition"],
+        created["leader"],
+        created["isr"],
+        created["replicas"],
+        created["leader_epoch"],
+        created["partition_epoch"],
+    ) == ("events", 0, 1, [1, 2], [1, 2], 0, 0)
     assert created["attrs"]["topic_id"] == "qV5pm1PUQIqcUJ5fJ3xkUw"
     assert created["attrs"]["leader_recovery_state"] == "0"  # tagged default omitted = RECOVERED
     shrink = events[7]

@@ -12,7 +12,6 @@ import pytest
 
 from kafka_forensics.jobs.parse_job import _event_batches
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-
 from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, line, text
 
 # --- item 8: any line with the layout's header is a record -----------------------------------------
@@ -22,11 +21,17 @@ from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, line
 NETWORK_DISCONNECT = line(
     # clients/src/main/java/org/apache/kafka/clients/NetworkClient.java@3.9.0-rc3:871
     "[Controller id=1, targetBrokerId=3] Disconnecting from node 3 due to request timeout.",
-    level="INFO", logger="org.apache.kafka.clients.NetworkClient", ts="2024-10-02 09:12:44,102")
+    level="INFO",
+    logger="org.apache.kafka.clients.NetworkClient",
+    ts="2024-10-02 09:12:44,102",
+)
 NETWORK_CONNECT_ERROR = line(
     # NetworkClient.java@3.9.0-rc3:1082 log.warn("Error connecting to node {}", node, e); Node.toString @3.9.0-rc3:135
     "[Controller id=1, targetBrokerId=3] Error connecting to node kafka3:9092 (id: 3 rack: null)",
-    level="WARN", logger="org.apache.kafka.clients.NetworkClient", ts="2024-10-02 09:12:44,231")
+    level="WARN",
+    logger="org.apache.kafka.clients.NetworkClient",
+    ts="2024-10-02 09:12:44,231",
+)
 UNKNOWN_HOST_STACK = [
     "java.net.UnknownHostException: kafka3: Name or service not known",
     "\tat java.base/java.net.Inet6AddressImpl.lookupAllHostAddr(Native Method)",
@@ -40,10 +45,19 @@ def test_a_logcontext_prefix_no_ident_rule_knows_is_a_record_with_its_identity()
     result = parse_file(text(NETWORK_DISCONNECT), "broker-1/controller.log")
     assert result.quarantine == []
     (event,) = result.events
-    assert (event["event_type"], event["level"], event["logger"]) == ("other", "INFO", "org.apache.kafka.clients.NetworkClient")
+    assert (event["event_type"], event["level"], event["logger"]) == (
+        "other",
+        "INFO",
+        "org.apache.kafka.clients.NetworkClient",
+    )
     assert event["ts_raw"] == "2024-10-02 09:12:44,102"
     # the identity inside LogContext's prefix: written by controller 1 about broker 3
-    assert (event["controller_id"], event["target_broker"], event["broker"], event["broker_source"]) == (1, 3, 1, "line")
+    assert (event["controller_id"], event["target_broker"], event["broker"], event["broker_source"]) == (
+        1,
+        3,
+        1,
+        "line",
+    )
     assert event["attrs"]["ident"] == "[Controller id=1, targetBrokerId=3]"
 
 
@@ -56,16 +70,19 @@ def test_the_stack_trace_after_such_a_record_is_its_continuation():
     assert change["event_type"] == "partition_state_change"
 
 
-@pytest.mark.parametrize("message", [
-    # a known opener followed by an identity shape no ident rule knows
-    "[Controller id=1, targetBrokerId=3] Node 3 disconnected.",  # NetworkClient.java@3.9.0-rc3:1021
-    "[Broker id=2, fetcherId=0] Node 3 disconnected.",
-    "[Controller 1, x] Node 3 disconnected.",
-    "[QuorumController id=1 epoch=3] Node 3 disconnected.",
-    # an opener with nothing after it
-    "[Controller id=",
-    "[Broker id=2]",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        # a known opener followed by an identity shape no ident rule knows
+        "[Controller id=1, targetBrokerId=3] Node 3 disconnected.",  # NetworkClient.java@3.9.0-rc3:1021
+        "[Broker id=2, fetcherId=0] Node 3 disconnected.",
+        "[Controller 1, x] Node 3 disconnected.",
+        "[QuorumController id=1 epoch=3] Node 3 disconnected.",
+        # an opener with nothing after it
+        "[Controller id=",
+        "[Broker id=2]",
+    ],
+)
 def test_no_identity_shape_makes_a_header_valid_line_a_non_record(message):
     raw = line(message, level="INFO", logger="org.apache.kafka.clients.NetworkClient")
     for use_lark in (False, True):
@@ -79,8 +96,10 @@ def test_no_identity_shape_makes_a_header_valid_line_a_non_record(message):
 # --- item 10: a joined multi-line message keeps no tooling prefix ---------------------------------
 # KafkaZkClient: info(s"Stat of the created znode at $path is: $stat")
 #   (core/src/main/scala/kafka/zk/KafkaZkClient.scala@3.9.0-rc3:2145); ZooKeeper's Stat.toString ends in "\n".
-STAT_FIRST = ("[2024-03-04 10:00:00,412] INFO Stat of the created znode at /brokers/ids/1 is: 4294967321,4294967321,"
-              "1709546400410,1709546400410,1,0,0,72057602627862528,190,0,4294967321")
+STAT_FIRST = (
+    "[2024-03-04 10:00:00,412] INFO Stat of the created znode at /brokers/ids/1 is: 4294967321,4294967321,"
+    "1709546400410,1709546400410,1,0,0,72057602627862528,190,0,4294967321"
+)
 STAT_SECOND = " (kafka.zk.KafkaZkClient)"
 COMPOSE = "kafka-1  | "  # docker compose v2: "<service>-<n>  | "
 
@@ -113,14 +132,17 @@ def test_a_continuation_line_of_another_container_is_not_attached():
 
 
 # --- item 12: one bad line never fails the job ---------------------------------------------------
-@pytest.mark.parametrize("stamp, reason", [
-    ("2021-02-30 25:61:61,999", "not a calendar date and time"),
-    ("2021-02-30 10:15:23,456", "not a calendar date and time"),
-    ("2016-12-31 23:59:60,000", "not a calendar date and time"),  # leap second: Java's clock never prints it
-    ("0001-01-01 00:00:00,000", "before 1970-01-01"),
-    ("1582-10-10 12:00:00,000", "before 1970-01-01"),
-    ("9999-12-31 23:59:59,999", "after 2262-04-11"),
-])
+@pytest.mark.parametrize(
+    "stamp, reason",
+    [
+        ("2021-02-30 25:61:61,999", "not a calendar date and time"),
+        ("2021-02-30 10:15:23,456", "not a calendar date and time"),
+        ("2016-12-31 23:59:60,000", "not a calendar date and time"),  # leap second: Java's clock never prints it
+        ("0001-01-01 00:00:00,000", "before 1970-01-01"),
+        ("1582-10-10 12:00:00,000", "before 1970-01-01"),
+        ("9999-12-31 23:59:59,999", "after 2262-04-11"),
+    ],
+)
 def test_an_impossible_or_extreme_timestamp_keeps_its_record_with_ts_null(stamp, reason):
     bad = STATE_CHANGE_21.replace("2021-03-04 10:15:23,456", stamp)
     result = parse_file(text(STATE_CHANGE_21, bad, STATE_CHANGE_21), "state-change.log")
@@ -190,7 +212,9 @@ DISK_ERROR = line(
     "[Broker id=2] Skipped the become-follower state change with correlation id 7 from controller 1 epoch 5 "
     "for partition orders-7 (last update controller epoch 5) with leader 3 since the replica for the partition "
     "is offline due to disk error org.apache.kafka.common.errors.KafkaStorageException: Error while "
-    "reading\x0bcheckpoint file /var/lib/kafka/data/replication-offset-checkpoint", level="ERROR")
+    "reading\x0bcheckpoint file /var/lib/kafka/data/replication-offset-checkpoint",
+    level="ERROR",
+)
 
 
 @pytest.mark.parametrize("stray", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x00"])
@@ -200,7 +224,11 @@ def test_a_record_with_one_control_character_is_kept_and_flagged(stray):
     assert result.quarantine == []
     _, event = result.events
     assert (event["event_type"], event["topic"], event["partition"], event["leader"]) == (
-        "broker_leader_and_isr_error", "orders", 7, 3)
+        "broker_leader_and_isr_error",
+        "orders",
+        7,
+        3,
+    )
     assert stray in event["message"]  # kept as written
     assert event["attrs"]["control_chars"] == "1"
     assert result.summary["control_lines"] == 1
@@ -248,22 +276,41 @@ def test_every_record_cites_its_byte_exact_line():
 # Already typed on main when this work began (this test passed before any change here); it pins
 # them in every dialect, on both paths, since a file's dialect decides which templates come first.
 _MP = "MetadataPartition(orders,7,3,7,[3, 1, 2],[3, 1],9,[],[],[])"  # case class toString, MetadataPartitions.scala@2.8.0:64
-_UMR = ("UpdateMetadataRequestData(controllerId=1, controllerEpoch=5, brokerEpoch=-1, ungroupedPartitionStates=[], "
-        "topicStates=[], liveBrokers=[])")  # AbstractRequest.toString = data().toString(), AbstractRequest.java@2.8.0:114
+_UMR = (
+    "UpdateMetadataRequestData(controllerId=1, controllerEpoch=5, brokerEpoch=-1, ungroupedPartitionStates=[], "
+    "topicStates=[], liveBrokers=[])"
+)  # AbstractRequest.toString = data().toString(), AbstractRequest.java@2.8.0:114
 SIX_TEMPLATES = [
     # core/src/main/scala/kafka/controller/KafkaController.scala@3.9.0-rc3:1446 (same text @1.0.0:1544)
-    (line("[Controller id=1] Mark replicas orders-7,orders-8 on broker 3 as offline", level="INFO"),
-     "offline_replicas_marked", {"target_broker": 3}),
+    (
+        line("[Controller id=1] Mark replicas orders-7,orders-8 on broker 3 as offline", level="INFO"),
+        "offline_replicas_marked",
+        {"target_broker": 3},
+    ),
     # core/src/main/scala/kafka/migration/MigrationPropagatorBatch.scala@3.9.0-rc3:61 (@3.4.0:61)
-    (line("[Controller id=3000] Found orders-7,orders-8 on broker 3 as offline", level="ERROR"),
-     "offline_replicas_marked", {"target_broker": 3, "controller_id": 3000}),
+    (
+        line("[Controller id=3000] Found orders-7,orders-8 on broker 3 as offline", level="ERROR"),
+        "offline_replicas_marked",
+        {"target_broker": 3, "controller_id": 3000},
+    ),
     # core/src/main/scala/kafka/server/metadata/RaftMetadataCache.scala@2.8.0:360 ("$request.controllerId")
-    (line(f"[Broker id=1] Cached leader info {_MP} in response to UpdateMetadata request sent by controller "
-          f"{_UMR}.controllerId epoch {_UMR}.controllerEpoch with correlation id 42"),
-     "broker_metadata_cached", {"topic": "orders", "partition": 7, "leader": 3, "isr": [3, 1]}),
+    (
+        line(
+            f"[Broker id=1] Cached leader info {_MP} in response to UpdateMetadata request sent by controller "
+            f"{_UMR}.controllerId epoch {_UMR}.controllerEpoch with correlation id 42"
+        ),
+        "broker_metadata_cached",
+        {"topic": "orders", "partition": 7, "leader": 3, "isr": [3, 1]},
+    ),
     # core/src/main/scala/kafka/server/RaftReplicaManager.scala@2.8.0:218
-    (line("[Broker id=1] Metadata batch 1234: 2 local partition(s) changed, 1 local partition(s) removed.", level="INFO"),
-     "kraft_partitions_transitioning", {"broker": 1}),
+    (
+        line(
+            "[Broker id=1] Metadata batch 1234: 2 local partition(s) changed, 1 local partition(s) removed.",
+            level="INFO",
+        ),
+        "kraft_partitions_transitioning",
+        {"broker": 1},
+    ),
     # RaftReplicaManager.scala@2.8.0:223 and :226
     (line(f"[Broker id=1] Metadata batch 1234: locally changed: {_MP}"), "kraft_partition_change", {"leader": 3}),
     (line(f"[Broker id=1] Metadata batch 1234: locally removed: {_MP}"), "kraft_partition_change", {"topic": "orders"}),
@@ -274,6 +321,8 @@ SIX_TEMPLATES = [
 @pytest.mark.parametrize("raw, event_type, fields", SIX_TEMPLATES, ids=lambda v: v[:40] if isinstance(v, str) else None)
 def test_the_six_state_change_templates_are_typed_in_every_dialect(raw, event_type, fields, kafka_version):
     for use_lark in (False, True):
-        (event,) = parse_file(text(raw), "state-change.log", ParseOptions(kafka_version=kafka_version, use_lark=use_lark)).events
+        (event,) = parse_file(
+            text(raw), "state-change.log", ParseOptions(kafka_version=kafka_version, use_lark=use_lark)
+        ).events
         assert event["event_type"] == event_type, (kafka_version, use_lark)
         assert {k: event[k] for k in fields} == fields

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 
 from kafka_forensics.parsers.records import parse_file
-
 from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, text
 
 
@@ -42,11 +41,13 @@ def test_corrupt_gzip_member_is_a_quarantine_row_not_a_crash():
 
 def test_invalid_utf8_binary_and_garbage_lines_are_quarantined_with_reasons():
     data = (
-        STATE_CHANGE_21.encode() + b"\n"
+        STATE_CHANGE_21.encode()
+        + b"\n"
         + b"[2021-03-04 10:15:24,000] INFO caf\xe9 latin-1 text (state.change.logger)\n"
         + b"\x00\x01\x02binary\xff\xfe\n"
         + b"hello, this is not a log line\n"
-        + FAILED_11.encode() + b"\n"
+        + FAILED_11.encode()
+        + b"\n"
     )
     result = parse_file(data, "state-change.log")
     reasons = {q["line_no"]: q["reason"] for q in result.quarantine}
@@ -68,7 +69,11 @@ def test_huge_line_is_quarantined_with_its_size():
 
 
 def test_a_one_megabyte_record_under_the_limit_still_parses():
-    big = "[2021-03-04 10:15:23,456] DEBUG [Controller id=1] Preferred replicas by broker " + "Map(1 -> 2), " * 70000 + " (kafka.controller.KafkaController)"
+    big = (
+        "[2021-03-04 10:15:23,456] DEBUG [Controller id=1] Preferred replicas by broker "
+        + "Map(1 -> 2), " * 70000
+        + " (kafka.controller.KafkaController)"
+    )
     assert 900_000 < len(big) < (1 << 20)
     result = parse_file(text(big), "controller.log")
     assert result.summary["records"] == 1 and result.events[0]["controller_id"] == 1

@@ -11,7 +11,6 @@ import gzip
 from pathlib import Path
 
 from kafka_forensics.parsers.reader import read_lines
-
 from tests.support.paths import REAL_LOGS
 
 
@@ -36,11 +35,16 @@ def test_every_real_log_splits_the_same_both_ways():
 
 
 def test_crlf_multibyte_and_oversized_lines_split_the_same_both_ways():
-    data = ("[2024-03-04 10:00:00,001] INFO ok (kafka.server.KafkaServer)\r\n"
-            + "é" * 40 + "\n"       # 80 bytes: under the limit
-            + "é" * 60 + "\r\n"     # 120 bytes, 60 characters: over the limit
-            + "x" * 101 + "\n"      # 101 bytes: over the limit
-            + "no newline at the end").encode()
+    data = (
+        "[2024-03-04 10:00:00,001] INFO ok (kafka.server.KafkaServer)\r\n"
+        + "é" * 40
+        + "\n"  # 80 bytes: under the limit
+        + "é" * 60
+        + "\r\n"  # 120 bytes, 60 characters: over the limit
+        + "x" * 101
+        + "\n"  # 101 bytes: over the limit
+        + "no newline at the end"
+    ).encode()
     clean, forced = _both_ways(data, max_line_bytes=100)
     assert clean == forced
     assert [ln[3] is not None for ln in clean] == [False, False, True, True, False]

@@ -6,8 +6,16 @@ import pytest
 
 from kafka_forensics.core.errors import LayoutError
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-
-from tests.support.kafka_lines import BROKER_CHANGE_22, CONTROLLER_08, FAILED_11, LOG4J2_FRAME, STACK_11, STATE_CHANGE_21, line, text
+from tests.support.kafka_lines import (
+    BROKER_CHANGE_22,
+    CONTROLLER_08,
+    FAILED_11,
+    LOG4J2_FRAME,
+    STACK_11,
+    STATE_CHANGE_21,
+    line,
+    text,
+)
 
 
 def test_header_fields_and_utc_timestamp():
@@ -15,9 +23,20 @@ def test_header_fields_and_utc_timestamp():
     assert event["ts_raw"] == "2021-03-04 10:15:23,456"
     assert event["ts"] == 1614852923456000  # 2021-03-04T10:15:23.456Z in microseconds
     assert (event["level"], event["logger"], event["log_kind"]) == ("TRACE", "state.change.logger", "state-change")
-    assert (event["controller_id"], event["controller_epoch"], event["broker"], event["broker_source"]) == (1, 5, 1, "line")
-    assert (event["topic"], event["partition"], event["leader"], event["leader_epoch"], event["isr"], event["partition_epoch"]) == (
-        "orders", 7, 2, 9, [2, 3], 14)
+    assert (event["controller_id"], event["controller_epoch"], event["broker"], event["broker_source"]) == (
+        1,
+        5,
+        1,
+        "line",
+    )
+    assert (
+        event["topic"],
+        event["partition"],
+        event["leader"],
+        event["leader_epoch"],
+        event["isr"],
+        event["partition_epoch"],
+    ) == ("orders", 7, 2, 9, [2, 3], 14)
 
 
 def test_timezone_option_converts_local_broker_time_to_utc():
@@ -67,8 +86,12 @@ def test_file_owner_fills_lines_without_identity():
 
 
 def test_several_brokers_in_one_file_keep_their_own_identity():
-    b2 = line("[Broker id=2] Handling LeaderAndIsr request correlationId 1 from controller 0 for 1 partitions", level="INFO")
-    b3 = line("[Broker id=3] Handling LeaderAndIsr request correlationId 1 from controller 0 for 1 partitions", level="INFO")
+    b2 = line(
+        "[Broker id=2] Handling LeaderAndIsr request correlationId 1 from controller 0 for 1 partitions", level="INFO"
+    )
+    b3 = line(
+        "[Broker id=3] Handling LeaderAndIsr request correlationId 1 from controller 0 for 1 partitions", level="INFO"
+    )
     result = parse_file(text(b2, b3), "state-change.log")
     assert [e["broker"] for e in result.events] == [2, 3]
 
@@ -84,7 +107,11 @@ def test_custom_layout_is_followed_by_the_header_grammar():
     raw = "2021-03-04 10:15:23,456 [controller-event-thread] INFO  state.change.logger - [Controller id=1 epoch=5] Changed partition orders-7 state from NewPartition to OnlinePartition"
     (event,) = parse_file(text(raw), "state-change.log", ParseOptions(layout=layout)).events
     assert (event["level"], event["logger"]) == ("INFO", "state.change.logger")
-    assert (event["event_type"], event["from_state"], event["to_state"]) == ("partition_state_change", "NewPartition", "OnlinePartition")
+    assert (event["event_type"], event["from_state"], event["to_state"]) == (
+        "partition_state_change",
+        "NewPartition",
+        "OnlinePartition",
+    )
 
 
 def test_layout_without_message_is_refused():
@@ -93,7 +120,9 @@ def test_layout_without_message_is_refused():
 
 
 def test_unknown_lines_from_kafka_loggers_are_kept_as_other():
-    raw = line("[Controller id=0] Deleting isr change notifications", level="INFO", logger="kafka.controller.KafkaController")
+    raw = line(
+        "[Controller id=0] Deleting isr change notifications", level="INFO", logger="kafka.controller.KafkaController"
+    )
     (event,) = parse_file(text(raw), "controller.log").events
     assert event["message"] == "[Controller id=0] Deleting isr change notifications"
     assert event["event_type"] in ("other",) or event["template"]

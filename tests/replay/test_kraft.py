@@ -6,9 +6,7 @@ tests/data/metadata_dump/ (shape: see tests/parsers/test_metadata_dump.py) and o
 
 from __future__ import annotations
 
-
 from kafka_forensics.replay.kraft import Registration, merge
-
 from tests.support.metadata_dump import DUMPS, TOPIC_ID, dump_events, replay_one, rule_kinds, segment_lines
 from tests.support.paths import REAL_LOGS
 
@@ -27,8 +25,10 @@ def test_merge_follows_partition_registration_merge():
 
 def test_timeline_and_unclean_election_from_the_segment_and_snapshot():
     ctx, result = replay_one(dump_events("segment.log.dump") + dump_events("snapshot.checkpoint.dump"))
-    rows = [(r["state"], r["leader"], r["isr"], r["leader_epoch"], r["partition_epoch"], r["cause"])
-            for r in result.partition_intervals]
+    rows = [
+        (r["state"], r["leader"], r["isr"], r["leader_epoch"], r["partition_epoch"], r["cause"])
+        for r in result.partition_intervals
+    ]
     assert rows == [
         ("OnlinePartition", 1, [1, 2], 0, 0, "segment.log.dump:13"),
         ("OnlinePartition", 1, [1], 0, 1, "segment.log.dump:15"),
@@ -67,20 +67,26 @@ def test_leader_on_fenced_broker_and_leader_outside_isr():
 
 def test_broker_view_mismatch_and_gap_against_state_change_lines():
     base = dump_events("segment.log.dump")
-    views = dump_events("broker-2/state-change.log", "\n".join([
-        # agrees with offset 10: leader 2, leader epoch 2, partition epoch 3
-        f"[2024-03-04 10:00:40,050] INFO [Broker id=2] Leader events-0 with topic id Some({TOPIC_ID}) starts at leader "
-        "epoch 2 from offset 120 with partition epoch 3, high watermark 120, ISR [2], adding replicas [] and removing "
-        "replicas [] . Previous leader None and previous leader epoch was -1. (state.change.logger)",
-        # no record has leader epoch 3 at partition epoch 4 (offset 11 kept leader epoch 2)
-        f"[2024-03-04 10:00:41,050] INFO [Broker id=2] Leader events-0 with topic id Some({TOPIC_ID}) starts at leader "
-        "epoch 3 from offset 120 with partition epoch 4, high watermark 120, ISR [2], adding replicas [] and removing "
-        "replicas [] . Previous leader Some(2) and previous leader epoch was 2. (state.change.logger)",
-        # partition epoch 6: beyond the last record (4)
-        "[2024-03-04 10:00:50,000] INFO [Broker id=1] Follower events-0 starts at leader epoch 4 from offset 130 with "
-        "partition epoch 6 and high watermark 130. Current leader is 2. Previous leader Some(2) and previous leader "
-        "epoch was 3. (state.change.logger)",
-    ]) + "\n")
+    views = dump_events(
+        "broker-2/state-change.log",
+        "\n".join(
+            [
+                # agrees with offset 10: leader 2, leader epoch 2, partition epoch 3
+                f"[2024-03-04 10:00:40,050] INFO [Broker id=2] Leader events-0 with topic id Some({TOPIC_ID}) starts at leader "
+                "epoch 2 from offset 120 with partition epoch 3, high watermark 120, ISR [2], adding replicas [] and removing "
+                "replicas [] . Previous leader None and previous leader epoch was -1. (state.change.logger)",
+                # no record has leader epoch 3 at partition epoch 4 (offset 11 kept leader epoch 2)
+                f"[2024-03-04 10:00:41,050] INFO [Broker id=2] Leader events-0 with topic id Some({TOPIC_ID}) starts at leader "
+                "epoch 3 from offset 120 with partition epoch 4, high watermark 120, ISR [2], adding replicas [] and removing "
+                "replicas [] . Previous leader Some(2) and previous leader epoch was 2. (state.change.logger)",
+                # partition epoch 6: beyond the last record (4)
+                "[2024-03-04 10:00:50,000] INFO [Broker id=1] Follower events-0 starts at leader epoch 4 from offset 130 with "
+                "partition epoch 6 and high watermark 130. Current leader is 2. Previous leader Some(2) and previous leader "
+                "epoch was 3. (state.change.logger)",
+            ]
+        )
+        + "\n",
+    )
     assert [v["event_type"] for v in views] == ["leader_starts", "leader_starts", "follower_starts"]
     _, result = replay_one(base + views)
     found = {(f.rule, f.kind): f for f in result.findings}
@@ -89,7 +95,8 @@ def test_broker_view_mismatch_and_gap_against_state_change_lines():
     gap = found[("partition_epoch_gap", "broker_ahead")]
     assert gap.evidence == ("segment.log.dump:22", "broker-2/state-change.log:3")
     assert ("metadata_view_mismatch", "broker_view") in found and len(
-        [f for f in result.findings if f.rule == "metadata_view_mismatch"]) == 1
+        [f for f in result.findings if f.rule == "metadata_view_mismatch"]
+    ) == 1
 
 
 def test_real_log_49_broker_views_agree_with_a_matching_dump():
@@ -101,7 +108,11 @@ def test_real_log_49_broker_views_agree_with_a_matching_dump():
         _, result = replay_one(real + dump, "my-topic", partition)
         assert [r["leader"] for r in result.partition_intervals] == [leader]
         assert result.findings == []
-    wrong = (DUMPS / "real49-companion.dump").read_text().replace('"leader":3,"leaderEpoch":0', '"leader":1,"leaderEpoch":0')
+    wrong = (
+        (DUMPS / "real49-companion.dump")
+        .read_text()
+        .replace('"leader":3,"leaderEpoch":0', '"leader":1,"leaderEpoch":0')
+    )
     wrong = wrong.replace('"isr":[3,1,2],', '"isr":[1,3,2],')
     _, result = replay_one(real + dump_events("wrong.dump", wrong), "my-topic", 1)
     mismatches = [f for f in result.findings if f.rule == "metadata_view_mismatch"]
@@ -112,11 +123,13 @@ def test_real_log_49_broker_views_agree_with_a_matching_dump():
 def test_real_kraft_logs_without_a_dump_replay_as_before():
     """43/44/46/47/49 carry no metadata records: no KRaft metadata rule may fire on them."""
     kraft_rules = {"partition_epoch_gap", "metadata_view_mismatch", "leader_on_fenced_broker", "elr_overlaps_isr"}
-    for name in ("43-betrajj-3.9.0-kraft-controller-epoch-churn.log",
-                 "44-betrajj-3.9.0-kraft-controller-unfence-alterpartition-rejected.log",
-                 "46-betrajj-3.9.0-kraft-server-isr-updated.log",
-                 "47-ammar-4.0.0-kraft-controller-duplicate-registration-fence.log",
-                 "49-ammar-4.0.0-kraft-state-change-3brokers-create.log"):
+    for name in (
+        "43-betrajj-3.9.0-kraft-controller-epoch-churn.log",
+        "44-betrajj-3.9.0-kraft-controller-unfence-alterpartition-rejected.log",
+        "46-betrajj-3.9.0-kraft-server-isr-updated.log",
+        "47-ammar-4.0.0-kraft-controller-duplicate-registration-fence.log",
+        "49-ammar-4.0.0-kraft-state-change-3brokers-create.log",
+    ):
         events = dump_events(str(REAL_LOGS / name))
         places = {(e["topic"], e["partition"]) for e in events if e.get("topic") and e.get("partition") is not None}
         for topic, partition in sorted(places):
@@ -128,9 +141,11 @@ def test_real_kraft_logs_without_a_dump_replay_as_before():
 
 
 def test_alter_partition_rejected_for_a_recovering_leader():
-    line = ("[2024-03-04 10:00:40,500] INFO [QuorumController id=3] Rejecting AlterPartition request from node 2 for "
-            "events-0 because the ISR [2, 1] had more than one replica while the leader was still recovering from an "
-            "unclean leader election RECOVERING. (org.apache.kafka.controller.ReplicationControlManager)\n")
+    line = (
+        "[2024-03-04 10:00:40,500] INFO [QuorumController id=3] Rejecting AlterPartition request from node 2 for "
+        "events-0 because the ISR [2, 1] had more than one replica while the leader was still recovering from an "
+        "unclean leader election RECOVERING. (org.apache.kafka.controller.ReplicationControlManager)\n"
+    )
     events = dump_events("broker-3/controller.log", line)
     assert events[0]["event_type"] == "kraft_alter_partition_rejected"
     _, result = replay_one(dump_events("segment.log.dump") + events)
@@ -141,12 +156,16 @@ def test_alter_partition_rejected_for_a_recovering_leader():
 def test_topic_removal_ends_every_partition_of_the_topic():
     from kafka_forensics.replay.kraft import resolve_metadata_events
 
-    remove = ('baseOffset: 12 lastOffset: 12 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 '
-              'partitionLeaderEpoch: 2 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty '
-              'position: 930 CreateTime: 1709546450000 size: 70 magic: 2 compresscodec: none crc: 1 isvalid: true\n'
-              '| offset: 12 CreateTime: 1709546450000 keySize: -1 valueSize: 20 sequence: -1 headerKeys: [] payload: '
-              f'{{"type":"REMOVE_TOPIC_RECORD","version":0,"data":{{"topicId":"{TOPIC_ID}"}}}}\n')
-    lines = [ln for ln in segment_lines() if "Error at" not in ln and "offset: 12 " not in ln and "baseOffset: 12 " not in ln]
+    remove = (
+        "baseOffset: 12 lastOffset: 12 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 "
+        "partitionLeaderEpoch: 2 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty "
+        "position: 930 CreateTime: 1709546450000 size: 70 magic: 2 compresscodec: none crc: 1 isvalid: true\n"
+        "| offset: 12 CreateTime: 1709546450000 keySize: -1 valueSize: 20 sequence: -1 headerKeys: [] payload: "
+        f'{{"type":"REMOVE_TOPIC_RECORD","version":0,"data":{{"topicId":"{TOPIC_ID}"}}}}\n'
+    )
+    lines = [
+        ln for ln in segment_lines() if "Error at" not in ln and "offset: 12 " not in ln and "baseOffset: 12 " not in ln
+    ]
     events = resolve_metadata_events(dump_events("removed.dump", "\n".join(lines) + "\n" + remove))
     removal = [e for e in events if e["event_type"] == "metadata_remove_topic"]
     assert [(e["topic"], e["partition"]) for e in removal] == [("events", 0)]

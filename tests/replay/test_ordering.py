@@ -6,12 +6,11 @@ import datetime as dt
 
 import pytest
 
+from kafka_forensics.core.eras import range_for_dialect, range_for_line
 from kafka_forensics.core.errors import UnknownKafkaVersionError
 from kafka_forensics.replay.cluster import build_cluster_context
 from kafka_forensics.replay.findings import Finding, finding_json
 from kafka_forensics.replay.ordering import assign_epochs, replay_order
-from kafka_forensics.core.eras import range_for_dialect, range_for_line
-
 from tests.support.replay import ctrl, events_of
 
 
@@ -56,20 +55,32 @@ def test_dialect_ranges_are_lower_bounds():
 
 
 def test_cluster_context_controllers_and_liveness():
-    events = events_of({"b1/controller.log": [
-        ctrl("10:00:00,000", "[Controller id=1] 1 successfully elected as the controller. Epoch incremented to 7 and "
-                             "epoch zk version is now 6"),
-        ctrl("10:00:00,100", "[Controller id=1] Currently active brokers in the cluster: Set(1, 2, 3)"),
-        ctrl("10:01:00,000", "[Controller id=1] Newly added brokers: , deleted brokers: 3, bounced brokers: , "
-                             "all live brokers: 1,2"),
-        ctrl("10:02:00,000", "[Controller id=1] Shutting down broker 2"),
-        ctrl("10:03:00,000", "[Controller id=1] Resigned"),
-    ]})
+    events = events_of(
+        {
+            "b1/controller.log": [
+                ctrl(
+                    "10:00:00,000",
+                    "[Controller id=1] 1 successfully elected as the controller. Epoch incremented to 7 and "
+                    "epoch zk version is now 6",
+                ),
+                ctrl("10:00:00,100", "[Controller id=1] Currently active brokers in the cluster: Set(1, 2, 3)"),
+                ctrl(
+                    "10:01:00,000",
+                    "[Controller id=1] Newly added brokers: , deleted brokers: 3, bounced brokers: , "
+                    "all live brokers: 1,2",
+                ),
+                ctrl("10:02:00,000", "[Controller id=1] Shutting down broker 2"),
+                ctrl("10:03:00,000", "[Controller id=1] Resigned"),
+            ]
+        }
+    )
     ctx = build_cluster_context("", sorted(events, key=lambda e: e["ts"]), [])
     [c] = ctx.controllers
     assert (c.controller_id, c.controller_epoch, c.elected) == (1, 7, True)
     assert c.ts_end == c.ts_start + dt.timedelta(minutes=3) and c.end_evidence == "b1/controller.log:5"
-    assert ctx.epoch_at(c.ts_start + dt.timedelta(seconds=1)) == 7 and ctx.epoch_at(c.ts_start - dt.timedelta(1)) is None
+    assert (
+        ctx.epoch_at(c.ts_start + dt.timedelta(seconds=1)) == 7 and ctx.epoch_at(c.ts_start - dt.timedelta(1)) is None
+    )
     at = c.ts_start + dt.timedelta(seconds=90)
     assert (ctx.is_live(3, at), ctx.is_live(2, at), ctx.is_live(9, at)) == (False, True, False)
     assert ctx.is_live(2, c.ts_start + dt.timedelta(seconds=150)) is False  # shutting down: not live for elections

@@ -16,19 +16,28 @@ from pathlib import Path
 import pytest
 
 from kafka_forensics.jobs.report_job import build_report
-
-from tests.support.report_html import finding_rows, script_blocks, without_plotly_js
-
 from tests.support.paths import SAMPLES
+from tests.support.report_html import finding_rows, script_blocks, without_plotly_js
 
 SAMPLE = SAMPLES / "kafka-2.4-controller-failover"
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 HANDOFF_SCREENSHOT = Path("/work/handoff/report-screenshot.png")
 EVIL_DIR = 'incident "><img src=x onerror=alert(11)>'
-PAYLOADS = ("<script>alert(1)</script>", '"><img src=x onerror=alert(2)>', "</script><script>alert(3)</script>",
-            "javascript:alert(4)")
+PAYLOADS = (
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(2)>',
+    "</script><script>alert(3)</script>",
+    "javascript:alert(4)",
+)
 pytestmark = pytest.mark.spark
 
 
@@ -41,12 +50,16 @@ def _craft(root: Path) -> Path:
     lines = state_change.read_text("utf-8").splitlines(keepends=True)
     assert lines[87].startswith("kafka.common.StateChangeFailedException")
     lines[87] = lines[87].rstrip("\n") + " " + " ".join(PAYLOADS) + "\n"
-    lines.append("[2024-03-04 10:05:41,990] TRACE [Controller id=2 epoch=8] Changed partition "
-                 "<script>alert(5)</script>-0 state from NewPartition to OnlinePartition (state.change.logger)\n")
+    lines.append(
+        "[2024-03-04 10:05:41,990] TRACE [Controller id=2 epoch=8] Changed partition "
+        "<script>alert(5)</script>-0 state from NewPartition to OnlinePartition (state.change.logger)\n"
+    )
     state_change.write_text("".join(lines), "utf-8")
     with open(logs / "broker-1" / "server.log", "a", encoding="utf-8") as fh:
-        fh.write('[2024-03-04 10:05:41,991] INFO Created log for partition "><img src=x onerror=alert(6)>-0 in '
-                 "javascript:alert(7) </script><script>alert(8)</script> (kafka.log.LogManager)\n")
+        fh.write(
+            '[2024-03-04 10:05:41,991] INFO Created log for partition "><img src=x onerror=alert(6)>-0 in '
+            "javascript:alert(7) </script><script>alert(8)</script> (kafka.log.LogManager)\n"
+        )
     with open(logs / "broker-3" / "server.log", "a", encoding="utf-8") as fh:
         fh.write('[2024-03-04 10:05:41,992] <script>alert(9)</script> "><img src=x onerror=alert(10)>\n')  # quarantined
     return logs
@@ -71,13 +84,14 @@ def test_injections_are_escaped_in_the_html(crafted_report):
     _, page, _ = crafted_report
     page = without_plotly_js(page)
     for payload in PAYLOADS + (EVIL_DIR,):
-        assert payload not in page.replace("javascript:alert(4)", "").replace("javascript:alert(7)", "") \
-            or payload.startswith("javascript:")
+        assert payload not in page.replace("javascript:alert(4)", "").replace(
+            "javascript:alert(7)", ""
+        ) or payload.startswith("javascript:")
     assert "<img" not in page and "<svg" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # shown, as text
     assert "&lt;script&gt;alert(9)&lt;/script&gt;" in page  # the quarantined line's sample
     assert "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;" in page
-    assert 'href="javascript' not in page and "src=\"javascript" not in page
+    assert 'href="javascript' not in page and 'src="javascript' not in page
     rows = finding_rows(page)
     failed = [r for r in rows if r["rule"] == "illegal_transition" and r["topic"] == "orders"]
     assert failed and PAYLOADS[0] in failed[0]["summary"]  # the parser gives the text back unchanged
@@ -131,12 +145,19 @@ def test_report_runs_in_chromium_with_nothing_injected(crafted_report, tmp_path)
                     route.continue_()
                 else:
                     route.abort()
+
             page.route("**/*", record)
             page.goto(url)
             page.wait_for_selector("body[data-charts-ready]", timeout=60_000)
             charts = page.eval_on_selector_all("[data-figure]", "els => els.map(e => e.id)")
-            assert {"chart-lanes", "chart-partitions", "chart-rates", "chart-matrix-partition",
-                    "chart-matrix-replica", "chart-quarantine"} <= set(charts)
+            assert {
+                "chart-lanes",
+                "chart-partitions",
+                "chart-rates",
+                "chart-matrix-partition",
+                "chart-matrix-replica",
+                "chart-quarantine",
+            } <= set(charts)
             for chart in charts:
                 assert page.locator(f"#{chart} .main-svg").count() > 0, chart
             for chart in ("chart-lanes", "chart-partitions", "chart-rates"):
@@ -157,9 +178,12 @@ def test_report_runs_in_chromium_with_nothing_injected(crafted_report, tmp_path)
             options = page.locator("#partition-select option")
             assert options.count() == summary.partitions_shown >= 2
             page.select_option("#partition-select", "1")
-            page.wait_for_function("t => document.querySelector('#chart-partitions .gtitle').textContent !== t",
-                                   arg=first_title)
-            assert options.nth(1).inner_text().split(" — ")[0] in page.locator("#chart-partitions .gtitle").text_content()
+            page.wait_for_function(
+                "t => document.querySelector('#chart-partitions .gtitle').textContent !== t", arg=first_title
+            )
+            assert (
+                options.nth(1).inner_text().split(" — ")[0] in page.locator("#chart-partitions .gtitle").text_content()
+            )
             # nothing injected: no image, no extra script, the payloads are text
             assert page.locator("img").count() == 0 and page.locator("svg image").count() <= 2
             assert page.evaluate("document.scripts.length") == len(script_blocks(page_text))

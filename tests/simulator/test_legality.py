@@ -10,11 +10,14 @@ from kafka_forensics.simulator.engine import Simulation
 from kafka_forensics.simulator.profile import PROFILES
 from kafka_forensics.statemachines import is_valid_transition
 from kafka_forensics.statemachines.states import Entity
-
 from tests.support.simulator import CASES, case_id, parse_dir, simulated
 
-TRACE_ZK = [c for c in CASES if not PROFILES["3.9-kraft" if c[1].startswith("3.9") else c[1]].kraft
-            and (c[1] in ("0.10.2", "1.1", "2.4") or c[2])]
+TRACE_ZK = [
+    c
+    for c in CASES
+    if not PROFILES["3.9-kraft" if c[1].startswith("3.9") else c[1]].kraft
+    and (c[1] in ("0.10.2", "1.1", "2.4") or c[2])
+]
 
 
 @pytest.mark.parametrize("case", TRACE_ZK, ids=case_id)
@@ -29,18 +32,26 @@ def test_logged_transitions_are_legal(case):
             if f"{name}:{ev['line_no']}" in injected:
                 continue
             entity = Entity.PARTITION if ev["event_type"] == "partition_state_change" else Entity.REPLICA
-            assert is_valid_transition(entity, ev["from_state"], ev["to_state"], version), (name, ev["line_no"],
-                                                                                           ev["message"])
+            assert is_valid_transition(entity, ev["from_state"], ev["to_state"], version), (
+                name,
+                ev["line_no"],
+                ev["message"],
+            )
 
 
 @pytest.mark.parametrize("version,refusals", [("0.10.2", True), ("1.1", True), ("2.4", False), ("3.6", False)])
 def test_kafka_8237_refusals_only_before_2_3(version, refusals):
     res = simulated("topic-deletion-stuck", version)
-    failed = [ev for r in parse_dir(res.out_dir, res.files).values() for ev in r.events
-              if ev["event_type"] == "replica_state_change_failed"]
+    failed = [
+        ev
+        for r in parse_dir(res.out_dir, res.files).values()
+        for ev in r.events
+        if ev["event_type"] == "replica_state_change_failed"
+    ]
     if refusals:
-        assert failed and all(ev["from_state"] == "OfflineReplica" and ev["to_state"] == "ReplicaDeletionIneligible"
-                              for ev in failed)
+        assert failed and all(
+            ev["from_state"] == "OfflineReplica" and ev["to_state"] == "ReplicaDeletionIneligible" for ev in failed
+        )
     else:
         assert failed == []
 

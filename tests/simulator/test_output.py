@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from kafka_forensics.core.errors import UsageError
 from kafka_forensics.simulator.clock import DEFAULT_START, SimClock
 from kafka_forensics.simulator.profile import PROFILES, profile_for
 from kafka_forensics.simulator.scenarios import run_scenario
 from kafka_forensics.simulator.writer import LogOutput
-from kafka_forensics.core.errors import UsageError
-
 from tests.support.simulator import parse_dir, simulated
 
 ROLLED = re.compile(r"^broker-\d/(state-change|controller|server)\.log\.2024-03-04-\d\d(\.gz)?$")
@@ -24,8 +23,10 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("scenario,version,gz", [("zombie-controller", "1.1", False), ("lifecycle", "2.8", True),
-                                                 ("unclean-election", "3.9-kraft", False)])
+@pytest.mark.parametrize(
+    "scenario,version,gz",
+    [("zombie-controller", "1.1", False), ("lifecycle", "2.8", True), ("unclean-election", "3.9-kraft", False)],
+)
 def test_same_seed_same_bytes(tmp_path, scenario, version, gz):
     a = run_scenario(scenario, version, tmp_path / "a", seed=11, gzip=gz)
     b = run_scenario(scenario, version, tmp_path / "b", seed=11, gzip=gz)
@@ -105,16 +106,32 @@ def test_writer_rotation_unit(tmp_path):
         clock.now = int(DEFAULT_START.timestamp() * 1000) + minutes * 60_000
         refs.append(out.sc(1, 2, f"[Broker id=1] line at +{minutes}m"))
     files = out.close()
-    assert files == ["broker-1/state-change.log", "broker-1/state-change.log.2024-03-04-10",
-                     "broker-1/state-change.log.2024-03-04-11"]
+    assert files == [
+        "broker-1/state-change.log",
+        "broker-1/state-change.log.2024-03-04-10",
+        "broker-1/state-change.log.2024-03-04-11",
+    ]
     assert [LogOutput.ref_text(r) for r in refs] == [
-        "broker-1/state-change.log.2024-03-04-10:1", "broker-1/state-change.log.2024-03-04-10:2",
-        "broker-1/state-change.log.2024-03-04-10:3", "broker-1/state-change.log.2024-03-04-11:1",
-        "broker-1/state-change.log.2024-03-04-11:2", "broker-1/state-change.log:1"]
+        "broker-1/state-change.log.2024-03-04-10:1",
+        "broker-1/state-change.log.2024-03-04-10:2",
+        "broker-1/state-change.log.2024-03-04-10:3",
+        "broker-1/state-change.log.2024-03-04-11:1",
+        "broker-1/state-change.log.2024-03-04-11:2",
+        "broker-1/state-change.log:1",
+    ]
 
 
-@pytest.mark.parametrize("text,tag", [("2.4", "2.4.1"), ("2.4.0", "2.4.1"), ("0.10.2.1", "0.10.2.2"),
-                                      ("3.9-kraft", "3.9.0"), ("3.9.0-kraft", "3.9.0"), ("2.8.1", "2.8.2")])
+@pytest.mark.parametrize(
+    "text,tag",
+    [
+        ("2.4", "2.4.1"),
+        ("2.4.0", "2.4.1"),
+        ("0.10.2.1", "0.10.2.2"),
+        ("3.9-kraft", "3.9.0"),
+        ("3.9.0-kraft", "3.9.0"),
+        ("2.8.1", "2.8.2"),
+    ],
+)
 def test_versions(text, tag):
     assert profile_for(text).tag == tag
 

@@ -13,9 +13,8 @@ from collections import Counter
 
 import pytest
 
-from tests.support.simulator import CASES, KNOWN_GRAMMAR_GAPS, case_id, parse_dir, simulated
-
 from tests.support.paths import REPO
+from tests.support.simulator import CASES, KNOWN_GRAMMAR_GAPS, case_id, parse_dir, simulated
 
 SIMULATOR_DIR = REPO / "simulator"
 
@@ -41,8 +40,11 @@ def test_every_line_parses_as_the_simulator_meant(case):
             if want_type and want_type != ev["event_type"] and (want_type, ev["event_type"]) not in KNOWN_GRAMMAR_GAPS:
                 wrong.append((ref, want_type, ev["event_type"], ev["message"][:160]))
             for key, value in (fields or {}).items():
-                if not key.startswith("attrs.") and ev.get(key) != value and (want_type, ev["event_type"]) not in \
-                        KNOWN_GRAMMAR_GAPS:
+                if (
+                    not key.startswith("attrs.")
+                    and ev.get(key) != value
+                    and (want_type, ev["event_type"]) not in KNOWN_GRAMMAR_GAPS
+                ):
                     wrong.append((ref, f"{want_type}.{key}", value, ev.get(key)))
     assert not wrong, wrong[:10]
     assert counts["typed"] + counts["other"] == res.records
@@ -51,19 +53,30 @@ def test_every_line_parses_as_the_simulator_meant(case):
     assert all(m[1] for m in res.manifest), [m for m in res.manifest if not m[1]][:5]
 
 
-@pytest.mark.parametrize("scenario,version,event_types", [
-    ("zombie-controller", "1.1", {"stale_controller_epoch_rejected", "controller_response_error", "replica_state_change"}),
-    ("zombie-controller", "2.8", {"stale_controller_epoch_rejected", "send_leader_and_isr_summary"}),
-    ("unclean-election", "0.10.2", {"unclean_leader_election", "isr_shrink", "partition_state_change"}),
-    ("unclean-election", "3.6", {"leader_recovery", "leader_starts", "partition_isr_removed"}),
-    ("unclean-election", "3.9-kraft", {"unclean_leader_election", "kraft_broker_fenced", "leader_starts"}),
-    ("kafka-3143", "1.1", {"partition_state_change_failed", "send_update_metadata"}),
-    ("topic-deletion-stuck", "1.1", {"replica_state_change_failed", "topic_deletion_completed"}),
-    ("topic-deletion-stuck", "2.4", {"topic_deletion_completed", "broker_metadata_deleted"}),
-    ("reassignment", "2.4", {"reassignment_leader_and_isr_sent", "reassignment_progress", "reassignment_removed"}),
-    ("lifecycle", "2.8", {"controlled_shutdown", "preferred_election_completed", "send_stop_replica_summary"}),
-    ("clean-failover", "3.9-kraft", {"kraft_controller_activated", "kraft_new_epoch", "kraft_partitions_transitioning"}),
-])
+@pytest.mark.parametrize(
+    "scenario,version,event_types",
+    [
+        (
+            "zombie-controller",
+            "1.1",
+            {"stale_controller_epoch_rejected", "controller_response_error", "replica_state_change"},
+        ),
+        ("zombie-controller", "2.8", {"stale_controller_epoch_rejected", "send_leader_and_isr_summary"}),
+        ("unclean-election", "0.10.2", {"unclean_leader_election", "isr_shrink", "partition_state_change"}),
+        ("unclean-election", "3.6", {"leader_recovery", "leader_starts", "partition_isr_removed"}),
+        ("unclean-election", "3.9-kraft", {"unclean_leader_election", "kraft_broker_fenced", "leader_starts"}),
+        ("kafka-3143", "1.1", {"partition_state_change_failed", "send_update_metadata"}),
+        ("topic-deletion-stuck", "1.1", {"replica_state_change_failed", "topic_deletion_completed"}),
+        ("topic-deletion-stuck", "2.4", {"topic_deletion_completed", "broker_metadata_deleted"}),
+        ("reassignment", "2.4", {"reassignment_leader_and_isr_sent", "reassignment_progress", "reassignment_removed"}),
+        ("lifecycle", "2.8", {"controlled_shutdown", "preferred_election_completed", "send_stop_replica_summary"}),
+        (
+            "clean-failover",
+            "3.9-kraft",
+            {"kraft_controller_activated", "kraft_new_epoch", "kraft_partitions_transitioning"},
+        ),
+    ],
+)
 def test_scenarios_produce_their_characteristic_events(scenario, version, event_types):
     res = simulated(scenario, version)
     seen = {ev["event_type"] for r in parse_dir(res.out_dir, res.files).values() for ev in r.events}

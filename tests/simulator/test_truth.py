@@ -9,16 +9,14 @@ import json
 
 import pytest
 
+from kafka_forensics.replay.findings import RULES, SEVERITIES
 from kafka_forensics.simulator.scenarios import SCENARIOS, run_scenario
 from kafka_forensics.simulator.truth import finding_matches, unmatched
-from kafka_forensics.replay.findings import RULES, SEVERITIES
-
+from tests.support.paths import SAMPLES as SAMPLE_ROOT
 from tests.support.simulator import CASES, CLEAN, case_id, load, mentions, replay_rows, sample_dirs, simulated
 
-from tests.support.paths import SAMPLES as SAMPLE_ROOT
-
 SAMPLES = sample_dirs()
-ABOVE_INFO = set(SEVERITIES[:SEVERITIES.index("info")])
+ABOVE_INFO = set(SEVERITIES[: SEVERITIES.index("info")])
 
 # Where the replay and Kafka's documented behaviour disagree (reported, kept visible as xfail):
 # (none at the moment: the transient ISR-not-within-replicas of a reassignment, KAFKA-9672, is now
@@ -28,8 +26,14 @@ REPLAY_DISAGREES: dict[str, str] = {}
 
 def test_there_are_committed_samples():
     names = {load(p / "truth.json")["scenario"] for p in SAMPLES}
-    assert {"clean-failover", "unclean-election", "zombie-controller", "kafka-3143", "reassignment",
-            "lifecycle"} <= names
+    assert {
+        "clean-failover",
+        "unclean-election",
+        "zombie-controller",
+        "kafka-3143",
+        "reassignment",
+        "lifecycle",
+    } <= names
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.name)
@@ -95,8 +99,11 @@ def _clean_cases():
 def test_no_false_positives_without_a_fault(case):
     res = simulated(*case)
     rows = replay_rows(res.out_dir, res.files)
-    loud = [(r["rule"], r["severity"], r["topic"], r["partition"], r["summary"][:120]) for r in rows
-            if r["severity"] in ABOVE_INFO]
+    loud = [
+        (r["rule"], r["severity"], r["topic"], r["partition"], r["summary"][:120])
+        for r in rows
+        if r["severity"] in ABOVE_INFO
+    ]
     assert loud == []
 
 
@@ -120,8 +127,12 @@ def test_spark_replay_job_finds_the_sample_truth(spark, tmp_path, name):
     sample = SAMPLE_ROOT / name
     truth = load(sample / "truth.json")
     run_replay(spark, [str(sample)], str(tmp_path / "out"), ParseOptions(), ReplayOptions())
-    rows = [json.loads(line) for p in sorted((tmp_path / "out").rglob("findings.jsonl")) for line in
-            p.read_text().splitlines() if line.strip()]
+    rows = [
+        json.loads(line)
+        for p in sorted((tmp_path / "out").rglob("findings.jsonl"))
+        for line in p.read_text().splitlines()
+        if line.strip()
+    ]
     if not rows:
         rows = spark.read.parquet(str(tmp_path / "out" / "findings")).toPandas().to_dict("records")
     for row in rows:  # the job cites paths as given; truth cites them relative to the sample

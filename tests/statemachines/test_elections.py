@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kafka_forensics.core.errors import NoZooKeeperControllerError
 from kafka_forensics.statemachines.elections import (
     controlled_shutdown_election,
     default_unclean_leader_election,
@@ -14,7 +15,6 @@ from kafka_forensics.statemachines.elections import (
     preferred_election_skipped,
     reassign_election,
 )
-from kafka_forensics.core.errors import NoZooKeeperControllerError
 
 # Releases that ship T:controller/PartitionLeaderElectionAlgorithmsTest.scala (same 13 tests
 # from 1.1.0 to 3.9.0-rc3; only the JUnit imports differ).
@@ -22,6 +22,7 @@ ALGORITHM_VERSIONS = ["1.1.0", "1.1.1", "2.0.1", "2.2.2", "2.3.1", "2.8.2", "3.4
 
 
 # --- PartitionLeaderElectionAlgorithmsTest ---------------------------------------------------
+
 
 @pytest.mark.parametrize("version", ALGORITHM_VERSIONS)
 class TestPartitionLeaderElectionAlgorithmsTest:
@@ -73,6 +74,7 @@ class TestPartitionLeaderElectionAlgorithmsTest:
 
 # --- elections inside PartitionStateMachineTest (brokerId = 5) --------------------------------
 
+
 @pytest.mark.parametrize("version", ["0.8.0", "0.8.2.2", "1.0.2", "1.1.1", "2.8.2", "3.9.0"])
 def test_new_partition_to_online_partition_transition(version):
     """testNewPartitionToOnlinePartitionTransition: LeaderAndIsr(5, [5]) epoch 0, isNew to [5]."""
@@ -120,20 +122,26 @@ def test_offline_partition_to_online_partition_transition(version):
 
 @pytest.mark.parametrize(
     "version, recovery_supported, recovering",
-    [("2.4.1", None, False), ("2.8.2", None, False),
-     ("3.9.0", True, True), ("3.9.0", False, False), ("3.2.0", None, True), ("3.1.2", True, False)],
+    [
+        ("2.4.1", None, False),
+        ("2.8.2", None, False),
+        ("3.9.0", True, True),
+        ("3.9.0", False, False),
+        ("3.2.0", None, True),
+        ("3.1.2", True, False),
+    ],
 )
 def test_offline_partition_to_unclean_online_partition_transition(version, recovery_supported, recovering):
     """testOfflinePartitionToUncleanOnlinePartitionTransition (2.4+, parameterized over
     isLeaderRecoverySupported in 3.9): leader 6 dead, ISR [6], replicas [6,5], live {5},
     allowUnclean -> leader 5, ISR [5]; RECOVERING iff IBP >= 3.2-IV0 (Election.scala@3.2.0:45-47)."""
-    r = offline_election(version, [6, 5], [6], {5}, unclean_allowed=True,
-                         leader_recovery_supported=recovery_supported)
+    r = offline_election(version, [6, 5], [6], {5}, unclean_allowed=True, leader_recovery_supported=recovery_supported)
     assert (r.leader, r.isr, r.unclean) == (5, (5,), True)
     assert r.leader_recovering is recovering
 
 
 # --- pre-1.1 selectors ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("version, leader", [("0.8.0", 3), ("0.8.1.1", 3), ("0.8.2.0", 2), ("1.0.2", 2), ("2.8.2", 2)])
 def test_offline_leader_isr_order_until_kafka_1503(version, leader):
@@ -146,11 +154,11 @@ def test_offline_leader_isr_order_until_kafka_1503(version, leader):
 @pytest.mark.parametrize(
     "version, unclean_allowed, leader",
     [
-        ("0.8.0", False, 2),     # no config yet: unclean election is unconditional
+        ("0.8.0", False, 2),  # no config yet: unclean election is unconditional
         ("0.8.1.1", None, 2),
-        ("0.8.2.2", None, 2),    # default true
+        ("0.8.2.2", None, 2),  # default true
         ("0.8.2.2", False, None),
-        ("0.10.2.2", None, 2),   # default true
+        ("0.10.2.2", None, 2),  # default true
         ("0.11.0.0", None, None),  # KIP-106: default false
         ("0.11.0.0", True, 2),
         ("1.0.2", None, None),

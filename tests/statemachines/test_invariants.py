@@ -25,13 +25,25 @@ S = PartitionSnapshot
 
 
 def test_names_are_stable():
-    assert [LEADER_NOT_IN_ISR, ISR_NOT_SUBSET_OF_REPLICAS, EMPTY_ISR, LEADER_EPOCH_REGRESSION,
-            PARTITION_EPOCH_REGRESSION, CONTROLLER_EPOCH_REGRESSION] == [
-        "leader_not_in_isr", "isr_not_subset_of_replicas", "empty_isr", "leader_epoch_regression",
-        "partition_epoch_regression", "controller_epoch_regression"]
+    assert [
+        LEADER_NOT_IN_ISR,
+        ISR_NOT_SUBSET_OF_REPLICAS,
+        EMPTY_ISR,
+        LEADER_EPOCH_REGRESSION,
+        PARTITION_EPOCH_REGRESSION,
+        CONTROLLER_EPOCH_REGRESSION,
+    ] == [
+        "leader_not_in_isr",
+        "isr_not_subset_of_replicas",
+        "empty_isr",
+        "leader_epoch_regression",
+        "partition_epoch_regression",
+        "controller_epoch_regression",
+    ]
 
 
 # --- controller ISR shrink on OfflineReplica --------------------------------------------------
+
 
 @pytest.mark.parametrize("version", ["1.1.1", "2.8.2", "3.9.0"])
 def test_online_replica_to_offline_replica_transition(version):
@@ -70,6 +82,7 @@ def test_isr_shrink_no_write_when_replica_not_in_isr():
 
 # --- single observations ---------------------------------------------------------------------
 
+
 def test_consistent_snapshot_has_no_violation():
     assert check_snapshot(S(leader=1, isr=[1, 2], replicas=[1, 2, 3], leader_epoch=4), "2.8") == []
 
@@ -77,7 +90,7 @@ def test_consistent_snapshot_has_no_violation():
 def test_leader_not_in_isr():
     assert check_snapshot(S(leader=3, isr=[1, 2]), "2.8") == [LEADER_NOT_IN_ISR]
     assert check_snapshot(S(leader=-1, isr=[1]), "2.8") == []
-    assert check_snapshot(S(leader=-2, isr=[1]), "2.8") == []          # LeaderDuringDelete (0.8.1+)
+    assert check_snapshot(S(leader=-2, isr=[1]), "2.8") == []  # LeaderDuringDelete (0.8.1+)
     assert check_snapshot(S(leader=-2, isr=[1]), "0.8.0") == [LEADER_NOT_IN_ISR]
 
 
@@ -90,13 +103,13 @@ def test_isr_not_subset_of_replicas():
     [
         ("0.8.0", None, False, False),
         ("0.8.1.1", False, False, False),
-        ("0.8.2.2", None, False, False),   # unclean default true: the controller may empty the ISR
+        ("0.8.2.2", None, False, False),  # unclean default true: the controller may empty the ISR
         ("0.8.2.2", False, False, True),
-        ("0.11.0.0", None, False, True),    # unclean default false
+        ("0.11.0.0", None, False, True),  # unclean default false
         ("1.0.2", True, False, False),
-        ("1.1.0", True, False, True),       # the isr.size == 1 rule, whatever the config
+        ("1.1.0", True, False, True),  # the isr.size == 1 rule, whatever the config
         ("3.9.0", None, False, True),
-        ("3.9.0", None, True, False),       # KRaft with eligible leader replicas (KIP-966)
+        ("3.9.0", None, True, False),  # KRaft with eligible leader replicas (KIP-966)
     ],
 )
 def test_empty_isr_by_era(version, unclean, elr, flagged):
@@ -112,7 +125,8 @@ def test_leader_with_empty_isr_is_two_violations_from_1_1():
 def test_recovering_leader_must_be_alone_in_isr():
     assert check_snapshot(S(leader=5, isr=[5], leader_recovery_state="RECOVERING"), "3.9.0") == []
     assert check_snapshot(S(leader=5, isr=[5, 6], leader_recovery_state="RECOVERING"), "3.9.0") == [
-        RECOVERING_ISR_NOT_SINGLETON]
+        RECOVERING_ISR_NOT_SINGLETON
+    ]
 
 
 def test_missing_values_are_not_violations():
@@ -122,6 +136,7 @@ def test_missing_values_are_not_violations():
 
 
 # --- pairs of observations -------------------------------------------------------------------
+
 
 def test_epochs_moving_forward_are_fine():
     prev = S(leader=1, leader_epoch=4, partition_epoch=10, controller_epoch=3)
@@ -136,7 +151,10 @@ def test_each_regression_is_named():
     assert check_progression(prev, S(partition_epoch=9)) == [PARTITION_EPOCH_REGRESSION]
     assert check_progression(prev, S(controller_epoch=2)) == [CONTROLLER_EPOCH_REGRESSION]
     assert check_progression(prev, S(leader=1, leader_epoch=2, partition_epoch=1, controller_epoch=1)) == [
-        LEADER_EPOCH_REGRESSION, PARTITION_EPOCH_REGRESSION, CONTROLLER_EPOCH_REGRESSION]
+        LEADER_EPOCH_REGRESSION,
+        PARTITION_EPOCH_REGRESSION,
+        CONTROLLER_EPOCH_REGRESSION,
+    ]
 
 
 def test_two_leaders_with_one_epoch():
@@ -152,6 +170,9 @@ def test_negative_epochs_are_sentinels():
 
 
 def test_check_sequence():
-    snaps = [S(leader=1, isr=[1, 2], leader_epoch=1), S(leader=2, isr=[2], leader_epoch=2),
-             S(leader=3, isr=[2], leader_epoch=1)]
+    snaps = [
+        S(leader=1, isr=[1, 2], leader_epoch=1),
+        S(leader=2, isr=[2], leader_epoch=2),
+        S(leader=3, isr=[2], leader_epoch=1),
+    ]
     assert check_sequence(snaps, "2.8") == [[], [], [LEADER_NOT_IN_ISR, LEADER_EPOCH_REGRESSION]]

@@ -26,33 +26,133 @@ SUITE_VERSIONS = ["1.1.0", "1.1.1", "2.0.1", "2.1.1", "2.2.2", "2.3.0", "2.4.1",
 # valid, only the mocked ZooKeeper call fails (state stays ``from``).
 CASES = [
     ("testNonexistentPartitionToNewPartitionTransition", P.NonExistentPartition, P.NewPartition, True, "1.1.0", None),
-    ("testInvalidNonexistentPartitionToOnlinePartitionTransition", P.NonExistentPartition, P.OnlinePartition, False, "1.1.0", None),
-    ("testInvalidNonexistentPartitionToOfflinePartitionTransition", P.NonExistentPartition, P.OfflinePartition, False, "1.1.0", None),
+    (
+        "testInvalidNonexistentPartitionToOnlinePartitionTransition",
+        P.NonExistentPartition,
+        P.OnlinePartition,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidNonexistentPartitionToOfflinePartitionTransition",
+        P.NonExistentPartition,
+        P.OfflinePartition,
+        False,
+        "1.1.0",
+        None,
+    ),
     ("testNewPartitionToOnlinePartitionTransition", P.NewPartition, P.OnlinePartition, True, "1.1.0", None),
-    ("testNewPartitionToOnlinePartitionTransitionZkUtilsExceptionFromCreateStates", P.NewPartition, P.OnlinePartition, True, "1.1.0", "2.3.1"),
-    ("testNewPartitionToOnlinePartitionTransitionZooKeeperClientExceptionFromCreateStates", P.NewPartition, P.OnlinePartition, True, "2.4.0", None),
-    ("testNewPartitionToOnlinePartitionTransitionErrorCodeFromCreateStates", P.NewPartition, P.OnlinePartition, True, "1.1.0", None),
+    (
+        "testNewPartitionToOnlinePartitionTransitionZkUtilsExceptionFromCreateStates",
+        P.NewPartition,
+        P.OnlinePartition,
+        True,
+        "1.1.0",
+        "2.3.1",
+    ),
+    (
+        "testNewPartitionToOnlinePartitionTransitionZooKeeperClientExceptionFromCreateStates",
+        P.NewPartition,
+        P.OnlinePartition,
+        True,
+        "2.4.0",
+        None,
+    ),
+    (
+        "testNewPartitionToOnlinePartitionTransitionErrorCodeFromCreateStates",
+        P.NewPartition,
+        P.OnlinePartition,
+        True,
+        "1.1.0",
+        None,
+    ),
     ("testNewPartitionToOfflinePartitionTransition", P.NewPartition, P.OfflinePartition, True, "1.1.0", None),
-    ("testInvalidNewPartitionToNonexistentPartitionTransition", P.NewPartition, P.NonExistentPartition, False, "1.1.0", None),
+    (
+        "testInvalidNewPartitionToNonexistentPartitionTransition",
+        P.NewPartition,
+        P.NonExistentPartition,
+        False,
+        "1.1.0",
+        None,
+    ),
     ("testOnlinePartitionToOnlineTransition", P.OnlinePartition, P.OnlinePartition, True, "1.1.0", None),
-    ("testOnlinePartitionToOnlineTransitionForControlledShutdown", P.OnlinePartition, P.OnlinePartition, True, "1.1.0", None),
+    (
+        "testOnlinePartitionToOnlineTransitionForControlledShutdown",
+        P.OnlinePartition,
+        P.OnlinePartition,
+        True,
+        "1.1.0",
+        None,
+    ),
     ("testOnlinePartitionToOfflineTransition", P.OnlinePartition, P.OfflinePartition, True, "1.1.0", None),
-    ("testInvalidOnlinePartitionToNonexistentPartitionTransition", P.OnlinePartition, P.NonExistentPartition, False, "1.1.0", None),
+    (
+        "testInvalidOnlinePartitionToNonexistentPartitionTransition",
+        P.OnlinePartition,
+        P.NonExistentPartition,
+        False,
+        "1.1.0",
+        None,
+    ),
     ("testInvalidOnlinePartitionToNewPartitionTransition", P.OnlinePartition, P.NewPartition, False, "1.1.0", None),
     ("testOfflinePartitionToOnlinePartitionTransition", P.OfflinePartition, P.OnlinePartition, True, "1.1.0", None),
-    ("testOfflinePartitionToUncleanOnlinePartitionTransition", P.OfflinePartition, P.OnlinePartition, True, "2.4.0", None),
-    ("testOfflinePartitionToOnlinePartitionTransitionZkUtilsExceptionFromStateLookup", P.OfflinePartition, P.OnlinePartition, True, "1.1.0", "2.3.1"),
-    ("testOfflinePartitionToOnlinePartitionTransitionZooKeeperClientExceptionFromStateLookup", P.OfflinePartition, P.OnlinePartition, True, "2.4.0", None),
-    ("testOfflinePartitionToOnlinePartitionTransitionErrorCodeFromStateLookup", P.OfflinePartition, P.OnlinePartition, True, "1.1.0", None),
-    ("testOfflinePartitionToNonexistentPartitionTransition", P.OfflinePartition, P.NonExistentPartition, True, "1.1.0", None),
+    (
+        "testOfflinePartitionToUncleanOnlinePartitionTransition",
+        P.OfflinePartition,
+        P.OnlinePartition,
+        True,
+        "2.4.0",
+        None,
+    ),
+    (
+        "testOfflinePartitionToOnlinePartitionTransitionZkUtilsExceptionFromStateLookup",
+        P.OfflinePartition,
+        P.OnlinePartition,
+        True,
+        "1.1.0",
+        "2.3.1",
+    ),
+    (
+        "testOfflinePartitionToOnlinePartitionTransitionZooKeeperClientExceptionFromStateLookup",
+        P.OfflinePartition,
+        P.OnlinePartition,
+        True,
+        "2.4.0",
+        None,
+    ),
+    (
+        "testOfflinePartitionToOnlinePartitionTransitionErrorCodeFromStateLookup",
+        P.OfflinePartition,
+        P.OnlinePartition,
+        True,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testOfflinePartitionToNonexistentPartitionTransition",
+        P.OfflinePartition,
+        P.NonExistentPartition,
+        True,
+        "1.1.0",
+        None,
+    ),
     ("testInvalidOfflinePartitionToNewPartitionTransition", P.OfflinePartition, P.NewPartition, False, "1.1.0", None),
 ]
 
 # The metric tests drive whole sequences; every step must be accepted.
 SEQUENCE_CASES = [
-    ("testUpdatingOfflinePartitionsCount", [P.NonExistentPartition, P.NewPartition, P.OfflinePartition, P.OnlinePartition]),
-    ("testNoOfflinePartitionsChangeForTopicsBeingDeleted", [P.NonExistentPartition, P.NewPartition, P.OfflinePartition]),
-    ("testUpdatingOfflinePartitionsCountDuringTopicDeletion", [P.NonExistentPartition, P.NewPartition, P.OfflinePartition, P.NonExistentPartition]),
+    (
+        "testUpdatingOfflinePartitionsCount",
+        [P.NonExistentPartition, P.NewPartition, P.OfflinePartition, P.OnlinePartition],
+    ),
+    (
+        "testNoOfflinePartitionsChangeForTopicsBeingDeleted",
+        [P.NonExistentPartition, P.NewPartition, P.OfflinePartition],
+    ),
+    (
+        "testUpdatingOfflinePartitionsCountDuringTopicDeletion",
+        [P.NonExistentPartition, P.NewPartition, P.OfflinePartition, P.NonExistentPartition],
+    ),
 ]
 
 
@@ -114,7 +214,8 @@ def test_full_partition_table_every_era():
     for version in ["0.8.1", "0.8.2.2", "0.10.2.2", "1.0.2", "1.1.1", "2.2.2", "2.3.0", "3.2.0", "3.9.0"]:
         assert dict(rules_for(version).partition) == expected_0_8_1, version
     assert dict(rules_for("0.8.0").partition) == {
-        **expected_0_8_1, P.OfflinePartition: (P.NewPartition, P.OnlinePartition)
+        **expected_0_8_1,
+        P.OfflinePartition: (P.NewPartition, P.OnlinePartition),
     }
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
+from kafka_forensics.core.versions import KafkaVersion
 from kafka_forensics.statemachines import ReplicaState, is_valid_transition, rules_for
 from kafka_forensics.statemachines.states import state_code, states_for
-from kafka_forensics.core.versions import KafkaVersion
 
 R = ReplicaState
 
@@ -22,58 +22,295 @@ SUITE_VERSIONS = ["1.1.0", "1.1.1", "2.0.1", "2.1.1", "2.2.2", "2.3.0", "2.4.1",
 # (Kafka test name, from, to, accepted?, first release whose suite has it, last release or None)
 CASES = [
     ("testNonexistentReplicaToNewReplicaTransition", R.NonExistentReplica, R.NewReplica, True, "1.1.0", None),
-    ("testInvalidNonexistentReplicaToOnlineReplicaTransition", R.NonExistentReplica, R.OnlineReplica, False, "1.1.0", None),
-    ("testInvalidNonexistentReplicaToOfflineReplicaTransition", R.NonExistentReplica, R.OfflineReplica, False, "1.1.0", None),
-    ("testInvalidNonexistentReplicaToReplicaDeletionStartedTransition", R.NonExistentReplica, R.ReplicaDeletionStarted, False, "1.1.0", None),
-    ("testInvalidNonexistentReplicaToReplicaDeletionIneligibleTransition", R.NonExistentReplica, R.ReplicaDeletionIneligible, False, "1.1.0", None),
-    ("testInvalidNonexistentReplicaToReplicaDeletionSuccessfulTransition", R.NonExistentReplica, R.ReplicaDeletionSuccessful, False, "1.1.0", None),
+    (
+        "testInvalidNonexistentReplicaToOnlineReplicaTransition",
+        R.NonExistentReplica,
+        R.OnlineReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidNonexistentReplicaToOfflineReplicaTransition",
+        R.NonExistentReplica,
+        R.OfflineReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidNonexistentReplicaToReplicaDeletionStartedTransition",
+        R.NonExistentReplica,
+        R.ReplicaDeletionStarted,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidNonexistentReplicaToReplicaDeletionIneligibleTransition",
+        R.NonExistentReplica,
+        R.ReplicaDeletionIneligible,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidNonexistentReplicaToReplicaDeletionSuccessfulTransition",
+        R.NonExistentReplica,
+        R.ReplicaDeletionSuccessful,
+        False,
+        "1.1.0",
+        None,
+    ),
     ("testInvalidNewReplicaToNonexistentReplicaTransition", R.NewReplica, R.NonExistentReplica, False, "1.1.0", None),
     ("testNewReplicaToOnlineReplicaTransition", R.NewReplica, R.OnlineReplica, True, "1.1.0", None),
     # Valid in every suite; at 1.1.x the mocked partition has no leadership info so the change
     # fails and the state stays NewReplica (fixed by KAFKA-6650 in 2.0.0) - not a rejection.
     ("testNewReplicaToOfflineReplicaTransition", R.NewReplica, R.OfflineReplica, True, "1.1.0", None),
-    ("testInvalidNewReplicaToReplicaDeletionStartedTransition", R.NewReplica, R.ReplicaDeletionStarted, False, "1.1.0", None),
-    ("testInvalidNewReplicaToReplicaDeletionIneligibleTransition", R.NewReplica, R.ReplicaDeletionIneligible, False, "1.1.0", None),
-    ("testInvalidNewReplicaToReplicaDeletionSuccessfulTransition", R.NewReplica, R.ReplicaDeletionSuccessful, False, "1.1.0", None),
-    ("testInvalidOnlineReplicaToNonexistentReplicaTransition", R.OnlineReplica, R.NonExistentReplica, False, "1.1.0", None),
+    (
+        "testInvalidNewReplicaToReplicaDeletionStartedTransition",
+        R.NewReplica,
+        R.ReplicaDeletionStarted,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidNewReplicaToReplicaDeletionIneligibleTransition",
+        R.NewReplica,
+        R.ReplicaDeletionIneligible,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidNewReplicaToReplicaDeletionSuccessfulTransition",
+        R.NewReplica,
+        R.ReplicaDeletionSuccessful,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidOnlineReplicaToNonexistentReplicaTransition",
+        R.OnlineReplica,
+        R.NonExistentReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
     ("testInvalidOnlineReplicaToNewReplicaTransition", R.OnlineReplica, R.NewReplica, False, "1.1.0", None),
     ("testOnlineReplicaToOnlineReplicaTransition", R.OnlineReplica, R.OnlineReplica, True, "1.1.0", None),
     ("testOnlineReplicaToOfflineReplicaTransition", R.OnlineReplica, R.OfflineReplica, True, "1.1.0", None),
-    ("testInvalidOnlineReplicaToReplicaDeletionStartedTransition", R.OnlineReplica, R.ReplicaDeletionStarted, False, "1.1.0", None),
-    ("testInvalidOnlineReplicaToReplicaDeletionIneligibleTransition", R.OnlineReplica, R.ReplicaDeletionIneligible, False, "1.1.0", None),
-    ("testInvalidOnlineReplicaToReplicaDeletionSuccessfulTransition", R.OnlineReplica, R.ReplicaDeletionSuccessful, False, "1.1.0", None),
-    ("testInvalidOfflineReplicaToNonexistentReplicaTransition", R.OfflineReplica, R.NonExistentReplica, False, "1.1.0", None),
+    (
+        "testInvalidOnlineReplicaToReplicaDeletionStartedTransition",
+        R.OnlineReplica,
+        R.ReplicaDeletionStarted,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidOnlineReplicaToReplicaDeletionIneligibleTransition",
+        R.OnlineReplica,
+        R.ReplicaDeletionIneligible,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidOnlineReplicaToReplicaDeletionSuccessfulTransition",
+        R.OnlineReplica,
+        R.ReplicaDeletionSuccessful,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidOfflineReplicaToNonexistentReplicaTransition",
+        R.OfflineReplica,
+        R.NonExistentReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
     ("testInvalidOfflineReplicaToNewReplicaTransition", R.OfflineReplica, R.NewReplica, False, "1.1.0", None),
     ("testOfflineReplicaToOnlineReplicaTransition", R.OfflineReplica, R.OnlineReplica, True, "1.1.0", None),
-    ("testOfflineReplicaToReplicaDeletionStartedTransition", R.OfflineReplica, R.ReplicaDeletionStarted, True, "1.1.0", None),
-    ("testInvalidOfflineReplicaToReplicaDeletionIneligibleTransition", R.OfflineReplica, R.ReplicaDeletionIneligible, False, "1.1.0", "2.2.2"),
-    ("testOfflineReplicaToReplicaDeletionIneligibleTransition", R.OfflineReplica, R.ReplicaDeletionIneligible, True, "2.3.0", None),
-    ("testInvalidOfflineReplicaToReplicaDeletionSuccessfulTransition", R.OfflineReplica, R.ReplicaDeletionSuccessful, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionStartedToNonexistentReplicaTransition", R.ReplicaDeletionStarted, R.NonExistentReplica, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionStartedToNewReplicaTransition", R.ReplicaDeletionStarted, R.NewReplica, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionStartedToOnlineReplicaTransition", R.ReplicaDeletionStarted, R.OnlineReplica, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionStartedToOfflineReplicaTransition", R.ReplicaDeletionStarted, R.OfflineReplica, False, "1.1.0", None),
-    ("testReplicaDeletionStartedToReplicaDeletionIneligibleTransition", R.ReplicaDeletionStarted, R.ReplicaDeletionIneligible, True, "1.1.0", None),
-    ("testReplicaDeletionStartedToReplicaDeletionSuccessfulTransition", R.ReplicaDeletionStarted, R.ReplicaDeletionSuccessful, True, "1.1.0", None),
-    ("testReplicaDeletionSuccessfulToNonexistentReplicaTransition", R.ReplicaDeletionSuccessful, R.NonExistentReplica, True, "1.1.0", None),
-    ("testInvalidReplicaDeletionSuccessfulToNewReplicaTransition", R.ReplicaDeletionSuccessful, R.NewReplica, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionSuccessfulToOnlineReplicaTransition", R.ReplicaDeletionSuccessful, R.OnlineReplica, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionSuccessfulToOfflineReplicaTransition", R.ReplicaDeletionSuccessful, R.OfflineReplica, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionSuccessfulToReplicaDeletionStartedTransition", R.ReplicaDeletionSuccessful, R.ReplicaDeletionStarted, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionSuccessfulToReplicaDeletionIneligibleTransition", R.ReplicaDeletionSuccessful, R.ReplicaDeletionIneligible, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionIneligibleToNonexistentReplicaTransition", R.ReplicaDeletionIneligible, R.NonExistentReplica, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionIneligibleToNewReplicaTransition", R.ReplicaDeletionIneligible, R.NewReplica, False, "1.1.0", None),
-    ("testReplicaDeletionIneligibleToOnlineReplicaTransition", R.ReplicaDeletionIneligible, R.OnlineReplica, True, "1.1.0", None),
-    ("testInvalidReplicaDeletionIneligibleToReplicaDeletionStartedTransition", R.ReplicaDeletionIneligible, R.ReplicaDeletionStarted, False, "1.1.0", None),
-    ("testInvalidReplicaDeletionIneligibleToReplicaDeletionSuccessfulTransition", R.ReplicaDeletionIneligible, R.ReplicaDeletionSuccessful, False, "1.1.0", None),
+    (
+        "testOfflineReplicaToReplicaDeletionStartedTransition",
+        R.OfflineReplica,
+        R.ReplicaDeletionStarted,
+        True,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidOfflineReplicaToReplicaDeletionIneligibleTransition",
+        R.OfflineReplica,
+        R.ReplicaDeletionIneligible,
+        False,
+        "1.1.0",
+        "2.2.2",
+    ),
+    (
+        "testOfflineReplicaToReplicaDeletionIneligibleTransition",
+        R.OfflineReplica,
+        R.ReplicaDeletionIneligible,
+        True,
+        "2.3.0",
+        None,
+    ),
+    (
+        "testInvalidOfflineReplicaToReplicaDeletionSuccessfulTransition",
+        R.OfflineReplica,
+        R.ReplicaDeletionSuccessful,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionStartedToNonexistentReplicaTransition",
+        R.ReplicaDeletionStarted,
+        R.NonExistentReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionStartedToNewReplicaTransition",
+        R.ReplicaDeletionStarted,
+        R.NewReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionStartedToOnlineReplicaTransition",
+        R.ReplicaDeletionStarted,
+        R.OnlineReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionStartedToOfflineReplicaTransition",
+        R.ReplicaDeletionStarted,
+        R.OfflineReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testReplicaDeletionStartedToReplicaDeletionIneligibleTransition",
+        R.ReplicaDeletionStarted,
+        R.ReplicaDeletionIneligible,
+        True,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testReplicaDeletionStartedToReplicaDeletionSuccessfulTransition",
+        R.ReplicaDeletionStarted,
+        R.ReplicaDeletionSuccessful,
+        True,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testReplicaDeletionSuccessfulToNonexistentReplicaTransition",
+        R.ReplicaDeletionSuccessful,
+        R.NonExistentReplica,
+        True,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionSuccessfulToNewReplicaTransition",
+        R.ReplicaDeletionSuccessful,
+        R.NewReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionSuccessfulToOnlineReplicaTransition",
+        R.ReplicaDeletionSuccessful,
+        R.OnlineReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionSuccessfulToOfflineReplicaTransition",
+        R.ReplicaDeletionSuccessful,
+        R.OfflineReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionSuccessfulToReplicaDeletionStartedTransition",
+        R.ReplicaDeletionSuccessful,
+        R.ReplicaDeletionStarted,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionSuccessfulToReplicaDeletionIneligibleTransition",
+        R.ReplicaDeletionSuccessful,
+        R.ReplicaDeletionIneligible,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionIneligibleToNonexistentReplicaTransition",
+        R.ReplicaDeletionIneligible,
+        R.NonExistentReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionIneligibleToNewReplicaTransition",
+        R.ReplicaDeletionIneligible,
+        R.NewReplica,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testReplicaDeletionIneligibleToOnlineReplicaTransition",
+        R.ReplicaDeletionIneligible,
+        R.OnlineReplica,
+        True,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionIneligibleToReplicaDeletionStartedTransition",
+        R.ReplicaDeletionIneligible,
+        R.ReplicaDeletionStarted,
+        False,
+        "1.1.0",
+        None,
+    ),
+    (
+        "testInvalidReplicaDeletionIneligibleToReplicaDeletionSuccessfulTransition",
+        R.ReplicaDeletionIneligible,
+        R.ReplicaDeletionSuccessful,
+        False,
+        "1.1.0",
+        None,
+    ),
 ]
 
 
 def _runs(first, last):
     lo = KafkaVersion.parse(first)
     hi = KafkaVersion.parse(last) if last else None
-    return [v for v in SUITE_VERSIONS
-            if KafkaVersion.parse(v) >= lo and (hi is None or KafkaVersion.parse(v) <= hi)]
+    return [v for v in SUITE_VERSIONS if KafkaVersion.parse(v) >= lo and (hi is None or KafkaVersion.parse(v) <= hi)]
 
 
 PARAMS = [
@@ -143,6 +380,7 @@ def test_failover_partition_assignments_and_implicit_initial_states(version):
 
 # --- era boundaries -------------------------------------------------------------------------
 
+
 def test_offline_to_deletion_ineligible_becomes_valid_in_2_3_0():
     """KAFKA-8237: ReplicaDeletionIneligible.validPreviousStates gains OfflineReplica
     (K:controller/ReplicaStateMachine.scala@2.2.2:440 vs @2.3.0:433)."""
@@ -162,7 +400,11 @@ def test_deletion_ineligible_to_offline_valid_since_0_8_1(version):
 def test_0_8_0_has_the_four_state_replica_machine():
     """K:controller/ReplicaStateMachine.scala@0.8.0:115-167,286-289."""
     assert [s.value for s in states_for("replica", "0.8.0")] == [
-        "NewReplica", "OnlineReplica", "OfflineReplica", "NonExistentReplica"]
+        "NewReplica",
+        "OnlineReplica",
+        "OfflineReplica",
+        "NonExistentReplica",
+    ]
     assert state_code("replica", "NonExistentReplica", "0.8.0") == 4
     assert state_code("replica", "NonExistentReplica", "0.8.1") == 7
     assert len(states_for("replica", "0.8.1")) == 7
@@ -184,5 +426,7 @@ def test_self_transitions_kafka_does_not_test(version, state):
 
 def test_codes_are_kafkas():
     assert [state_code("replica", s, "2.8") for s in R] == [1, 2, 3, 4, 5, 6, 7]
-    assert [state_code("partition", s, "0.8.0") for s in
-            ["NewPartition", "OnlinePartition", "OfflinePartition", "NonExistentPartition"]] == [0, 1, 2, 3]
+    assert [
+        state_code("partition", s, "0.8.0")
+        for s in ["NewPartition", "OnlinePartition", "OfflinePartition", "NonExistentPartition"]
+    ] == [0, 1, 2, 3]

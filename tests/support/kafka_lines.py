@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 
-def line(message: str, level: str = "TRACE", logger: str = "state.change.logger",
-         ts: str = "2021-03-04 10:15:23,456") -> str:
+def line(
+    message: str, level: str = "TRACE", logger: str = "state.change.logger", ts: str = "2021-03-04 10:15:23,456"
+) -> str:
     return f"[{ts}] {level} {message} ({logger})"
 
 
@@ -14,7 +15,8 @@ STATE_CHANGE_21 = line(
 )
 FAILED_11 = line(
     "[Controller id=2 epoch=5] Controller 2 epoch 5 failed to change state for partition test-0 "
-    "from OfflinePartition to OnlinePartition", level="ERROR",
+    "from OfflinePartition to OnlinePartition",
+    level="ERROR",
 )
 STACK_11 = [
     "kafka.common.StateChangeFailedException: Failed to elect leader for partition test-0 under strategy OfflinePartitionLeaderElectionStrategy",
@@ -23,12 +25,18 @@ STACK_11 = [
     "Caused by: java.lang.IllegalStateException: boom",
     "\t... 22 more",
 ]
-LOG4J2_FRAME = "\tat kafka.server.ReplicaManager.becomeLeaderOrFollower(ReplicaManager.scala:1723) ~[kafka_2.13-4.0.0.jar:?]"
-CONTROLLER_08 = line("[Controller 0]: Broker 0 starting become controller state transition",
-                     level="INFO", logger="kafka.controller.KafkaController")
+LOG4J2_FRAME = (
+    "\tat kafka.server.ReplicaManager.becomeLeaderOrFollower(ReplicaManager.scala:1723) ~[kafka_2.13-4.0.0.jar:?]"
+)
+CONTROLLER_08 = line(
+    "[Controller 0]: Broker 0 starting become controller state transition",
+    level="INFO",
+    logger="kafka.controller.KafkaController",
+)
 BROKER_CHANGE_22 = line(
     "[Controller id=9] Newly added brokers: 6, deleted brokers: , bounced brokers: 2,4, all live brokers: 2,4,6,7,8,9",
-    level="INFO", logger="kafka.controller.KafkaController",
+    level="INFO",
+    logger="kafka.controller.KafkaController",
 )
 
 

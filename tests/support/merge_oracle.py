@@ -22,8 +22,9 @@ class Oracle:
     topicPartitionRegex = re.compile(r"\[(" + LEGAL_CHARS + r"+),( )*([0-9]+)\]")
     dateRegex = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2},[0-9]{3}")
 
-    def __init__(self, files, topic=None, partitions=(), start="0000-00-00 00:00:00,000",
-                 end="9999-12-31 23:59:59,999"):
+    def __init__(
+        self, files, topic=None, partitions=(), start="0000-00-00 00:00:00,000", end="9999-12-31 23:59:59,999"
+    ):
         self.files, self.topic, self.partitions = files, topic, list(partitions)
         self.startDate = self.parse(start.replace('"', " ").strip())
         self.endDate = self.parse(end.replace('"', " ").strip())
@@ -50,8 +51,11 @@ class Oracle:
                 date = self.parse(d.group())
                 if self.startDate <= date <= self.endDate:
                     m = self.topicPartitionRegex.search(nextLine)
-                    if m and (self.topic is None or self.topic == m.group(1)) and (
-                            not self.partitions or int(m.group(3)) in self.partitions):
+                    if (
+                        m
+                        and (self.topic is None or self.topic == m.group(1))
+                        and (not self.partitions or int(m.group(3)) in self.partitions)
+                    ):
                         return (nextLine, itr)
         return ("", None)
 

@@ -13,7 +13,6 @@ from typing import Optional
 
 from kafka_forensics.parsers.records import ParseOptions, parse_file
 from kafka_forensics.replay.local import LocalReplay, replay_all
-
 from tests.support.kafka_lines import line
 
 SC = "state.change.logger"
@@ -56,8 +55,13 @@ def events_of(files: dict[str, list[str]], **options) -> list[dict]:
     return out
 
 
-def replay_files(files: dict[str, list[str]], *, cluster_regex: Optional[str] = None,
-                 kafka_version: Optional[str] = None, **parse_options) -> LocalReplay:
+def replay_files(
+    files: dict[str, list[str]],
+    *,
+    cluster_regex: Optional[str] = None,
+    kafka_version: Optional[str] = None,
+    **parse_options,
+) -> LocalReplay:
     rx = re.compile(cluster_regex) if cluster_regex else None
 
     def cluster_of(event: dict) -> str:

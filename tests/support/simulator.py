@@ -11,9 +11,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from kafka_forensics.simulator.scenarios import SCENARIOS, run_scenario
 from kafka_forensics.parsers.records import parse_file
-
+from kafka_forensics.simulator.scenarios import SCENARIOS, run_scenario
 from tests.support.paths import SAMPLES
 
 _ROOT = Path(tempfile.mkdtemp(prefix="kf-sim-tests-"))
@@ -73,5 +72,7 @@ def load(path: Path) -> dict:
 
 def mentions(topic: str, partition: int) -> re.Pattern:
     t = re.escape(topic)
-    return re.compile(rf"(?<![\w.-]){t}-{partition}(?!\d)|\[{t},{partition}\]|topicName='{t}', partitionIndex={partition},"
-                      rf"|topicId \S+, partition {partition} ")
+    return re.compile(
+        rf"(?<![\w.-]){t}-{partition}(?!\d)|\[{t},{partition}\]|topicName='{t}', partitionIndex={partition},"
+        rf"|topicId \S+, partition {partition} "
+    )
