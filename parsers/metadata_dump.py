@@ -55,7 +55,7 @@ import re
 import zlib
 from typing import Any, Optional
 
-from kafka_forensics.core.tables import EVENT_COLUMNS
+from kafka_forensics.core.tables import EVENT_COLUMNS, METADATA_CONTROL, METADATA_OTHER, METADATA_RECORD_EVENT_TYPES
 
 from .reader import GZIP_MAGIC, read_lines, repair_counts
 
@@ -92,21 +92,9 @@ _CONTROL_TYPES = {
     "KRaftVoters": "KRAFT_VOTERS",
 }
 
-# MetadataRecordType names (generated from apiKey, MetadataRecordTypeGenerator) → event types.
-EVENT_TYPES = {
-    "PARTITION_RECORD": "metadata_partition",
-    "PARTITION_CHANGE_RECORD": "metadata_partition_change",
-    "TOPIC_RECORD": "metadata_topic",
-    "REMOVE_TOPIC_RECORD": "metadata_remove_topic",
-    "REGISTER_BROKER_RECORD": "metadata_register_broker",
-    "UNREGISTER_BROKER_RECORD": "metadata_unregister_broker",
-    "BROKER_REGISTRATION_CHANGE_RECORD": "metadata_broker_registration_change",
-    "FENCE_BROKER_RECORD": "metadata_fence_broker",
-    "UNFENCE_BROKER_RECORD": "metadata_unfence_broker",
-    "FEATURE_LEVEL_RECORD": "metadata_feature_level",
-}
-OTHER = "metadata_other"
-CONTROL = "metadata_control"
+EVENT_TYPES = METADATA_RECORD_EVENT_TYPES  # record type -> event type (core.tables)
+OTHER = METADATA_OTHER
+CONTROL = METADATA_CONTROL
 METADATA_EVENT_TYPES = frozenset(EVENT_TYPES.values()) | {OTHER, CONTROL}
 PARTITION_TYPES = frozenset({"metadata_partition", "metadata_partition_change"})
 BROKER_RECORD_TYPES = frozenset(
