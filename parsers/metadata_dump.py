@@ -241,8 +241,8 @@ def _record_columns(record: dict, topics: dict[str, str]) -> tuple[str, dict, di
 def parse_metadata_dump(data: bytes, source_file: str, path_broker: Optional[int], max_line_bytes: int):
     """Parse one dump: (rows in EVENT_COLUMNS order, quarantine dicts, summary) - the parts of a
     ``records.FileResult``, whose summary keys it shares."""
-    lines, info = read_lines(data, max_line_bytes)
-    lines = read = list(lines)
+    line_iter, info = read_lines(data, max_line_bytes)
+    lines = read = list(line_iter)
     rows: list[list] = []
     quarantine: list[dict] = []
     counts = {"lines_read": 0, "records": 0, "continuation_lines": 0, "quarantined": 0, "out_of_order": 0}
