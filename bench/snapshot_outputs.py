@@ -24,6 +24,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -34,6 +35,7 @@ LOG_SUFFIXES = (".log", ".dump", ".gz")
 # --kafka-version values every sample is also replayed with (the texts all releases agree on).
 VERSION_RUNS = ("0.10.2", "1.1", "2.4.1", "2.8", "3.6", "3.9-kraft", "4.0")
 VOLATILE_VERDICT_KEYS = ("versions", "timings", "out_dir", "outputs")
+ANALYZE_OUT = Path("/tmp/kf-snapshot-analyze")  # the same in every run (see _record_spark)
 
 
 def _canonical(value):
@@ -138,8 +140,6 @@ def record(out: Path, spark: bool) -> None:
 
 
 def _record_spark(out: Path) -> None:
-    import tempfile
-
     from click.testing import CliRunner
 
     from kafka_forensics.cli.main import main
@@ -157,7 +157,11 @@ def _record_spark(out: Path) -> None:
         "findings",
     )
     for sample in sorted(p for p in SAMPLES.iterdir() if p.is_dir()):
-        with tempfile.TemporaryDirectory() as tmp:
+        # One fixed output path in every run: the report names its directory, so a random one would
+        # make the same report hash differently.
+        tmp = str(ANALYZE_OUT / sample.name)
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
             result = CliRunner().invoke(main, ["analyze", str(sample.relative_to(REPO)), "--out", tmp])
             doc: dict = {"exit_code": result.exit_code}
             for table in tables:
@@ -171,6 +175,8 @@ def _record_spark(out: Path) -> None:
             report = (Path(tmp) / "report.html").read_bytes()
             doc["report_bytes"] = len(report)
             doc["report_sha256"] = hashlib.sha256(report).hexdigest()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         _write(out / f"spark-{sample.name}.json", doc)
         print("spark", sample.name, flush=True)
     spark.stop()

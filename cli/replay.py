@@ -10,6 +10,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
+from kafka_forensics.replay.findings import SEVERITIES
+
 from .common import debug_option, make_console, run_guarded
 from .options import filter_options, input_options, parse_conf, parse_options_from
 
@@ -130,12 +132,10 @@ def _print_replay_summary(summary) -> None:
     )
     table = Table(title=f"{summary.findings:,} finding(s)", show_edge=False)
     table.add_column("rule")
-    for sev in ("critical", "error", "warning", "info"):
+    for sev in SEVERITIES:
         table.add_column(sev, justify="right", style=_SEVERITY_STYLE[sev])
     for rule, counts in summary.findings_by_rule.items():
-        table.add_row(
-            rule, *[f"{counts.get(s, 0):,}" if counts.get(s) else "" for s in ("critical", "error", "warning", "info")]
-        )
+        table.add_row(rule, *[f"{counts.get(s, 0):,}" if counts.get(s) else "" for s in SEVERITIES])
     console.print(table)
     console.print(
         f"wrote {summary.out_dir}/partition_timeline, replica_timeline, controllers, brokers, findings "

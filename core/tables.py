@@ -65,6 +65,22 @@ EVENT_FIELDS: tuple[pa.Field, ...] = (
     pa.field("crlf", pa.bool_()),
 )
 EVENTS_SCHEMA = pa.schema(EVENT_FIELDS)
+
+# The event_type of each __cluster_metadata record (MetadataRecordType names, generated from the apiKey
+# by MetadataRecordTypeGenerator); any other record is metadata_other, a control record metadata_control.
+METADATA_RECORD_EVENT_TYPES = {
+    "PARTITION_RECORD": "metadata_partition",
+    "PARTITION_CHANGE_RECORD": "metadata_partition_change",
+    "TOPIC_RECORD": "metadata_topic",
+    "REMOVE_TOPIC_RECORD": "metadata_remove_topic",
+    "REGISTER_BROKER_RECORD": "metadata_register_broker",
+    "UNREGISTER_BROKER_RECORD": "metadata_unregister_broker",
+    "BROKER_REGISTRATION_CHANGE_RECORD": "metadata_broker_registration_change",
+    "FENCE_BROKER_RECORD": "metadata_fence_broker",
+    "UNFENCE_BROKER_RECORD": "metadata_unfence_broker",
+    "FEATURE_LEVEL_RECORD": "metadata_feature_level",
+}
+METADATA_OTHER, METADATA_CONTROL = "metadata_other", "metadata_control"
 EVENT_COLUMNS = tuple(f.name for f in EVENT_FIELDS)
 
 QUARANTINE_FIELDS: tuple[pa.Field, ...] = (
@@ -85,11 +101,17 @@ FILE_FIELDS: tuple[pa.Field, ...] = (
     pa.field("continuation_lines", pa.int64(), nullable=False),
     pa.field("quarantined", pa.int64(), nullable=False),
     pa.field("out_of_order", pa.int64(), nullable=False),
+    # added for issue 14 (nullable: a files table written before them has none)
+    pa.field("ts_invalid", pa.int64()),  # records whose ts is null (attrs.ts_invalid)
+    pa.field("bom_lines", pa.int64()),  # lines that began with a byte-order mark (removed)
+    pa.field("ansi_lines", pa.int64()),  # lines ANSI escapes were removed from
+    pa.field("control_lines", pa.int64()),  # text lines kept with control characters
     pa.field("dialect", pa.string()),
     pa.field("compressed", pa.bool_()),
     pa.field("read_error", pa.string()),
 )
 FILE_SCHEMA = pa.schema(FILE_FIELDS)
+FILE_COUNTS = tuple(f.name for f in FILE_FIELDS if f.type == pa.int64())  # a file summary's counters
 
 _TIMELINE_TAIL = (
     pa.field("seq", pa.int32()),

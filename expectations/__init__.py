@@ -3,6 +3,7 @@
 ``custom``   the custom expectations (GX ``UnexpectedRowsExpectation`` subclasses, Spark SQL);
 ``legality`` the legal states/transitions per log dialect, derived from ``statemachines``;
 ``views``    the Spark temp views the expectations read besides their batch;
+``names``    suite names and severities (no GX import);
 ``suites``   which expectations make the events / timelines / failover suites;
 ``gx_run``   GX contexts, validation and Data Docs (quietly).
 ``default_check.toml`` holds the documented defaults of ``kafka-forensics check``.

@@ -21,13 +21,12 @@ from great_expectations.expectations.expectation import Expectation
 from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS, FINDINGS, PARTITION_TIMELINE
 
 from . import custom
+from .names import SUITES
 
-SUITES = ("events", "timelines", "failover")
 SUITE_TABLES = {"events": EVENTS, "timelines": PARTITION_TIMELINE, "failover": FINDINGS}  # suite -> table it validates
 # log4j levels the header grammar accepts (parsers/grammar/header.lark, LEVEL)
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 NOT_NULL = ("source_file", "line_no", "event_type")
-SEVERITIES = ("critical", "warning", "info")  # GX 1.x expectation severities
 # Where a built-in column expectation's offending rows are cited from (partial_unexpected_index_list).
 EVIDENCE_COLUMNS = {"events": ["source_file", "line_no"]}
 

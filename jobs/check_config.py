@@ -14,9 +14,10 @@ from typing import Any, Optional
 import tomllib
 
 from kafka_forensics.core.errors import UsageError
+from kafka_forensics.expectations.names import SEVERITIES as _SEVERITIES
+from kafka_forensics.expectations.names import SUITES
 
 DEFAULT_CONFIG = "default_check.toml"
-_SEVERITIES = ("critical", "warning", "info")
 _KEYS = {
     "suites": None,
     "thresholds": {"max_quarantine_rate", "clock_skew_seconds"},
@@ -27,7 +28,7 @@ _KEYS = {
 
 @dataclass(frozen=True)
 class CheckConfig:
-    suites: tuple[str, ...] = ("events", "timelines", "failover")
+    suites: tuple[str, ...] = SUITES
     max_quarantine_rate: float = 0.01
     clock_skew_seconds: float = 2.0
     fail_on: tuple[str, ...] = ("critical",)
@@ -80,7 +81,7 @@ def _number(value: Any, name: str, where: str) -> float:
 
 
 def _build(data: dict, where: str) -> CheckConfig:
-    from kafka_forensics.expectations.suites import SUITES, all_keys
+    from kafka_forensics.expectations.suites import all_keys
 
     suites = data.get("suites", [])
     if not isinstance(suites, list) or not suites or not all(isinstance(s, str) for s in suites):

@@ -55,9 +55,9 @@ import re
 import zlib
 from typing import Any, Optional
 
-from kafka_forensics.core.tables import EVENT_COLUMNS
+from kafka_forensics.core.tables import EVENT_COLUMNS, METADATA_CONTROL, METADATA_OTHER, METADATA_RECORD_EVENT_TYPES
 
-from .reader import GZIP_MAGIC, read_lines
+from .reader import GZIP_MAGIC, read_lines, repair_counts
 
 COL = {name: i for i, name in enumerate(EVENT_COLUMNS)}
 LOG_KIND = "metadata"
@@ -92,21 +92,9 @@ _CONTROL_TYPES = {
     "KRaftVoters": "KRAFT_VOTERS",
 }
 
-# MetadataRecordType names (generated from apiKey, MetadataRecordTypeGenerator) → event types.
-EVENT_TYPES = {
-    "PARTITION_RECORD": "metadata_partition",
-    "PARTITION_CHANGE_RECORD": "metadata_partition_change",
-    "TOPIC_RECORD": "metadata_topic",
-    "REMOVE_TOPIC_RECORD": "metadata_remove_topic",
-    "REGISTER_BROKER_RECORD": "metadata_register_broker",
-    "UNREGISTER_BROKER_RECORD": "metadata_unregister_broker",
-    "BROKER_REGISTRATION_CHANGE_RECORD": "metadata_broker_registration_change",
-    "FENCE_BROKER_RECORD": "metadata_fence_broker",
-    "UNFENCE_BROKER_RECORD": "metadata_unfence_broker",
-    "FEATURE_LEVEL_RECORD": "metadata_feature_level",
-}
-OTHER = "metadata_other"
-CONTROL = "metadata_control"
+EVENT_TYPES = METADATA_RECORD_EVENT_TYPES  # record type -> event type (core.tables)
+OTHER = METADATA_OTHER
+CONTROL = METADATA_CONTROL
 METADATA_EVENT_TYPES = frozenset(EVENT_TYPES.values()) | {OTHER, CONTROL}
 PARTITION_TYPES = frozenset({"metadata_partition", "metadata_partition_change"})
 BROKER_RECORD_TYPES = frozenset(
@@ -253,7 +241,8 @@ def _record_columns(record: dict, topics: dict[str, str]) -> tuple[str, dict, di
 def parse_metadata_dump(data: bytes, source_file: str, path_broker: Optional[int], max_line_bytes: int):
     """Parse one dump: (rows in EVENT_COLUMNS order, quarantine dicts, summary) - the parts of a
     ``records.FileResult``, whose summary keys it shares."""
-    lines, info = read_lines(data, max_line_bytes)
+    line_iter, info = read_lines(data, max_line_bytes)
+    lines = read = list(line_iter)
     rows: list[list] = []
     quarantine: list[dict] = []
     counts = {"lines_read": 0, "records": 0, "continuation_lines": 0, "quarantined": 0, "out_of_order": 0}
@@ -336,6 +325,8 @@ def parse_metadata_dump(data: bytes, source_file: str, path_broker: Optional[int
     summary = {
         "source_file": source_file,
         **counts,
+        "ts_invalid": 0,
+        **repair_counts(read),
         "dialect": DIALECT,
         "compressed": info["compressed"],
         "read_error": info["read_error"],

@@ -12,8 +12,9 @@ from datetime import datetime
 from typing import Optional
 
 from kafka_forensics.core.verdict import VerdictSummary
+from kafka_forensics.replay.findings import SEVERITIES
 
-SEVERITY_ORDER = ("critical", "error", "warning", "info")  # most severe first (statemachines.findings)
+SEVERITY_ORDER = SEVERITIES  # most severe first
 
 
 @dataclass(frozen=True)

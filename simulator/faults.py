@@ -1,7 +1,7 @@
 """Faults: the only code allowed to make the logs disagree with correct Kafka behaviour - and the
 code that records, for each one, the finding a replay must report and the lines that prove it.
 
-Rule names are those of ``kafka_forensics.statemachines.findings.RULES``.
+Rule names are those of ``kafka_forensics.replay.findings.RULES``.
 """
 
 from __future__ import annotations

@@ -17,19 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from kafka_forensics.core.tables import METADATA_OTHER, METADATA_RECORD_EVENT_TYPES
+
 DUMP_DIR = "metadata/__cluster_metadata-0"
 SOURCE_DIR = "/var/lib/kafka/data/__cluster_metadata-0"
 MIGRATING_DIR = "AAAAAAAAAAAAAAAAAAAAAA"  # DirectoryId.MIGRATING
-EVENT_TYPES = {
-    "PARTITION_RECORD": "metadata_partition",
-    "PARTITION_CHANGE_RECORD": "metadata_partition_change",
-    "TOPIC_RECORD": "metadata_topic",
-    "REMOVE_TOPIC_RECORD": "metadata_remove_topic",
-    "REGISTER_BROKER_RECORD": "metadata_register_broker",
-    "BROKER_REGISTRATION_CHANGE_RECORD": "metadata_broker_registration_change",
-    "FEATURE_LEVEL_RECORD": "metadata_feature_level",
-    "NO_OP_RECORD": "metadata_other",
-}
 
 
 @dataclass
@@ -175,7 +167,7 @@ class MetadataLog:
                         head + f"keySize: -1 valueSize: {_value_size(payload)} sequence: -1 headerKeys: [] "
                         f"payload: {payload}"
                     )
-                    event_type = EVENT_TYPES.get(entry.rtype, "metadata_other")
+                    event_type = METADATA_RECORD_EVENT_TYPES.get(entry.rtype, METADATA_OTHER)
                     fields = {"partition": entry.data["partitionId"]} if "partitionId" in entry.data else {}
                 records += 1
                 line_of[entry.offset] = len(lines)

@@ -1,7 +1,7 @@
 """Ground truth: what the replay must report for a simulated incident, with the evidence lines.
 
 ``truth.json`` lists the findings a correct replay reports (rule names of
-``kafka_forensics.statemachines.findings.RULES``), each with topic/partition/replica, controller
+``kafka_forensics.replay.findings.RULES``), each with topic/partition/replica, controller
 epoch, the timestamp as logged and the ``file:line`` of the lines that prove it; plus the facts a
 reader needs to judge the logs (lines removed from a file, clock skews, shared files).
 """
