@@ -1,4 +1,4 @@
-"""``kafka-forensics lab ...`` (for now ``python -m kafka_forensics.lab ...``): the lab's commands."""
+"""``kafka-forensics lab ...``: the lab's commands (real Kafka clusters, recorded incidents)."""
 
 from __future__ import annotations
 
@@ -34,12 +34,21 @@ def lab() -> None:
 
     Needs a JDK (17 by default; $KAFKA_FORENSICS_LAB_JAVA_HOME picks another) and Maven, which
     resolves Kafka's jars from Maven Central into ~/.cache/kafka-forensics/lab/VERSION/libs.
+
+    \b
+    Example:
+      kafka-forensics lab record controller-kill --kafka 3.9 --out /tmp/real-3.9-zk-controller-kill
     """
 
 
 @lab.command("scenarios")
 def scenarios_cmd() -> None:
-    """List the scenarios and the modes they run in."""
+    """List the scenarios and the modes they run in.
+
+    \b
+    Example:
+      kafka-forensics lab scenarios
+    """
     for s in SCENARIOS.values():
         click.echo(f"{s.name:<24} {'/'.join(s.modes):<16} {s.summary}")
 
@@ -60,7 +69,12 @@ def scenarios_cmd() -> None:
 @click.option("--no-consume", "no_consume", is_flag=True, help="Skip reading the topics back after the scenario.")
 @debug_option
 def record_cmd(scenario, kafka, mode, out, trace, keep_work, no_consume, debug) -> None:
-    """Run SCENARIO on a real 3-broker cluster and write the incident folder with truth.json."""
+    """Run SCENARIO on a real 3-broker cluster and write the incident folder with truth.json.
+
+    \b
+    Example:
+      kafka-forensics lab record unclean-election --kafka 3.9 --mode kraft --out /tmp/real-3.9-kraft-unclean
+    """
     from kafka_forensics.lab.record import record
 
     given = (
@@ -91,7 +105,12 @@ def record_cmd(scenario, kafka, mode, out, trace, keep_work, no_consume, debug) 
 @_kafka
 @debug_option
 def jars_cmd(kafka, debug) -> None:
-    """Resolve a release's jars from Maven Central (cached) and print where they are."""
+    """Resolve a release's jars from Maven Central (cached) and print where they are.
+
+    \b
+    Example:
+      kafka-forensics lab jars --kafka 2.4
+    """
     from kafka_forensics.lab.jars import resolve_jars
     from kafka_forensics.lab.releases import resolve
 
@@ -106,7 +125,12 @@ def jars_cmd(kafka, debug) -> None:
 @_kafka
 @click.option("--trace", is_flag=True, help="The TRACE variant.")
 def log4j_cmd(kafka, trace) -> None:
-    """Print the log4j configuration the lab starts a release's brokers with."""
+    """Print the log4j configuration the lab starts a release's brokers with.
+
+    \b
+    Example:
+      kafka-forensics lab log4j --kafka 3.9 --trace
+    """
     from kafka_forensics.lab.log4j import render
     from kafka_forensics.lab.releases import resolve
 
@@ -119,7 +143,12 @@ def log4j_cmd(kafka, trace) -> None:
 @_mode
 @debug_option
 def probe_cmd(kafka, mode, debug) -> None:
-    """Start a cluster, create a topic, describe it and stop: does this release run on this machine?"""
+    """Start a cluster, create a topic, describe it and stop: does this release run on this machine?
+
+    \b
+    Example:
+      kafka-forensics lab probe --kafka 1.1
+    """
     from kafka_forensics.lab.probe import probe
 
     def work() -> None:
@@ -136,7 +165,12 @@ def probe_cmd(kafka, mode, debug) -> None:
 @click.option("--rounds", default=6, show_default=True, type=int, help="Rounds of broker kill/restart.")
 @debug_option
 def load_cmd(kafka, mode, out, partitions, rounds, debug) -> None:
-    """Record a large real TRACE-level log under load for the benchmarks (never committed)."""
+    """Record a large real TRACE-level log under load for the benchmarks (never committed).
+
+    \b
+    Example:
+      kafka-forensics lab load --kafka 3.9 --out bench/out/lab-trace-3.9
+    """
     from kafka_forensics.lab.load import record_load
 
     def work() -> None:
@@ -151,7 +185,12 @@ def load_cmd(kafka, mode, out, partitions, rounds, debug) -> None:
 @debug_option
 def evaluate_cmd(incidents, details, debug) -> None:
     """Judge the tool on recorded incidents: the lab's table (lines, reconciliation, typed %, findings
-    against truth.json, final state against the last describe)."""
+    against truth.json, final state against the last describe).
+
+    \b
+    Example:
+      kafka-forensics lab evaluate sample_logs/real-3.9-zk-controller-kill
+    """
     from kafka_forensics.lab.evaluate import TABLE_HEAD, evaluate, table_row
 
     def work() -> None:
@@ -179,7 +218,12 @@ def evaluate_cmd(incidents, details, debug) -> None:
 @click.argument("incidents", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
 @debug_option
 def differential_cmd(incidents, debug) -> None:
-    """Line shapes real Kafka printed against those the simulator writes for the same release."""
+    """Line shapes real Kafka printed against those the simulator writes for the same release.
+
+    \b
+    Example:
+      kafka-forensics lab differential sample_logs/real-2.4-zk-controller-kill
+    """
     from kafka_forensics.lab.differential import differential, render
 
     def work() -> None:
