@@ -11,7 +11,7 @@
    ``statemachines.ordering`` for how clock skew between brokers is contained. Replicas are
    replayed inside their partition's group, because a replica's story depends on its partition.
 3. Refusals for a stale controller epoch carry no partition; they are grouped the same way by
-   (refusing broker, controller, epochs).
+   (controller, stale epoch): one zombie episode, whichever brokers refused it.
 Nothing that grows with the input is collected; tables and ``findings.jsonl`` are written by Spark.
 """
 
@@ -45,7 +45,7 @@ from kafka_forensics.replay.cluster import (
 )
 from kafka_forensics.replay.findings import SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
-from kafka_forensics.replay.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
+from kafka_forensics.replay.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11, stale_epoch_finding
 
 from .filters import EventFilter, apply_place, apply_time
 from .fs import write_text
@@ -295,16 +295,11 @@ def _stale_rows(key: tuple, events: list[dict]) -> list[dict]:
     return [{ROW_KIND: "finding", **stale_epoch_finding(key[0], events).to_row()}]
 
 
-def _stale_key_columns(df: DataFrame) -> DataFrame:
-    refused = F.col("event_type") == "stale_controller_epoch_rejected"
-    return (
-        df.filter(
-            refused
-            | ((F.col("event_type") == "controller_response") & F.col("attrs")["response"].rlike(TOP_LEVEL_ERROR_11))
-        )
-        .withColumn("k_kind", F.when(refused, F.lit("refused")).otherwise(F.lit("response")))
-        .withColumn("k_broker", F.when(refused, F.col("broker")).otherwise(F.col("target_broker")))
-        .withColumn("k_latest", F.coalesce(F.col("attrs")["latest_controller_epoch"], F.lit("")))
+def _stale_epoch_lines(df: DataFrame) -> DataFrame:
+    """Refusals of a stale controller epoch and top-level error-11 responses (``stale_epochs.is_stale_epoch_event``)."""
+    return df.filter(
+        (F.col("event_type") == REJECTED)
+        | ((F.col("event_type") == "controller_response") & F.col("attrs")["response"].rlike(TOP_LEVEL_ERROR_11))
     )
 
 
@@ -330,9 +325,9 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
     replayed = _grouped_map(
         partition_events, ("cluster", "topic", "partition"), _partition_rows(contexts_bc, options.kafka_version)
     )
-    stale = _grouped_map(
-        _stale_key_columns(ev.filter(F.col("event_type").isin(*_STALE_TYPES))),
-        ("cluster", "k_kind", "k_broker", "controller_id", "controller_epoch", "k_latest"),
+    stale = _grouped_map(  # one zombie episode per (cluster, controller, stale epoch): stale_epochs.group_key
+        _stale_epoch_lines(ev.filter(F.col("event_type").isin(*_STALE_TYPES))),
+        ("cluster", "controller_id", "controller_epoch"),
         _stale_rows,
     )
     if (

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Collection, Iterable, Optional
 
-from .findings import CRITICAL, ERROR, WARNING, Finding, evidence_ref, ref_of
+from .findings import CRITICAL, ERROR, Finding, consolidate, evidence_ref, ref_of
 
 # Lines that start a controller epoch (K:controller/KafkaController.scala@0.8.2.2:671-700,
 # @1.1.1:1189-1221, @3.9.0-rc3:1547-1582; M:controller/QuorumController.java@3.9.0-rc3 claim()).
@@ -222,6 +222,21 @@ class ClusterContext:
         state, _ = self.broker_state_at(broker, ts)
         return None if state is None else state in LIVE_STATES
 
+    def live_brokers_at(self, ts: Optional[datetime]) -> tuple[list[int], list[str]]:
+        """The brokers alive at ``ts`` as far as the logs say, and the lines that say so (the last full
+        live set - ``Currently active brokers``, ``all live brokers`` - and any later per-broker change)."""
+        known = set(self._broker_events)
+        for snap in self._snapshots:
+            known |= snap.registered
+        live, refs = [], []
+        for b in sorted(known):
+            state, ref = self.broker_state_at(b, ts)
+            if state in LIVE_STATES:
+                live.append(b)
+            if ref is not None and ref not in refs:
+                refs.append(ref)
+        return live, refs
+
     def version_of(self, broker: Optional[int]) -> Optional[str]:
         return None if broker is None else self.broker_versions.get(broker)
 
@@ -318,11 +333,17 @@ def build_cluster_context(
     """``events``: cluster lines sorted by (ts, file, line); ``activities``: one dict per
     (controller_id, controller_epoch) with first_ts, last_ts, n, first_ref, last_ref."""
     events = [e for e in events if e.get("ts") is not None]
+    activities = list(activities)
     ctx = ClusterContext(cluster=cluster)
     _collect_brokers(ctx, events)
     _collect_versions(ctx, events)
-    _collect_controllers(ctx, events, list(activities), timedelta(seconds=skew_seconds))
+    _collect_controllers(ctx, events, activities, timedelta(seconds=skew_seconds))
     ctx.findings.extend(_offset_gap_findings(cluster, events))
+    times = {ref_of(e): e["ts"] for e in events}
+    for a in activities:
+        times.setdefault(a["first_ref"], a.get("first_ts"))
+        times.setdefault(a["last_ref"], a.get("last_ts"))
+    ctx.findings = consolidate(ctx.findings, times.get)
     return ctx
 
 
@@ -353,6 +374,7 @@ def _offset_gap_findings(cluster: str, events: list[dict]) -> list[Finding]:
                 controller_epoch=e.get("controller_epoch"),
                 ts=e.get("ts"),
                 kind="segment",
+                episode=("segment", e["source_file"]),
             )
         )
     return out
@@ -510,18 +532,7 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
     ctx.controllers = intervals
     ctx._starts = sorted((c.ts_start, c.controller_epoch) for c in intervals if c.ts_start is not None)
     ctx.findings.extend(_same_epoch_findings(ctx.cluster, intervals))
-    ctx.findings.extend(_zombie_findings(ctx.cluster, intervals, acts, epoch_starts, skew))
-    ctx.findings.extend(
-        _late_resignations(
-            ctx.cluster,
-            intervals,
-            acts,
-            resigned,
-            epoch_starts,
-            skew,
-            {(f.controller_epoch, f.broker) for f in ctx.findings if f.kind == "zombie"},
-        )
-    )
+    ctx.findings.extend(_zombie_findings(ctx.cluster, intervals, acts, epoch_starts, skew, resigned))
     seen = [
         (c.ts_start, c.controller_epoch, c.controller_id, c.evidence[0])
         for c in intervals
@@ -564,9 +575,20 @@ def _same_epoch_findings(cluster: str, intervals: list[ControllerInterval]) -> l
 
 
 def _zombie_findings(
-    cluster: str, intervals: list[ControllerInterval], acts: dict, epoch_starts: dict, skew: timedelta
+    cluster: str,
+    intervals: list[ControllerInterval],
+    acts: dict,
+    epoch_starts: dict,
+    skew: timedelta,
+    resigned: dict,
 ) -> list[Finding]:
-    """I6/A3/A8: a controller still acting with epoch E after a newer epoch started."""
+    """I6/A3/A8: a controller still acting with epoch E after a newer epoch started.
+
+    An *action* is needed: a controller-authored line with the old epoch (a state change, a request
+    sent, ``ACTING_TYPES``) later than the newer epoch's start. A deposed controller that only resigns
+    late (``processExpire`` -> ``onControllerResignation``, K:controller/KafkaController.scala@2.4.1:
+    1849-1852, ``Resigned`` @2.4.1:377) never acted beside the new one: no finding. When it did act, its
+    late ``Resigned`` line (``resigned``) is evidence of the same zombie episode."""
     out = []
     for (epoch, cid), act in sorted(acts.items()):
         last = act.get("last_ts")
@@ -579,6 +601,7 @@ def _zombie_findings(
                 continue  # the newer epoch predates this one's start: an epoch reset, not a zombie
             new_ids = {c.controller_id for c in intervals if c.controller_epoch == new_epoch}
             tolerance = timedelta(0) if new_ids == {cid} else skew
+            late = [resigned[(epoch, cid)]] if (epoch, cid) in resigned else []
             if last > start + tolerance:
                 out.append(
                     Finding.make(
@@ -587,55 +610,18 @@ def _zombie_findings(
                         f"controller {cid} still acted with epoch {epoch} at {last:%Y-%m-%d %H:%M:%S} after epoch "
                         f"{new_epoch} started at {start:%Y-%m-%d %H:%M:%S} (zombie controller, I6; ZooKeeper writes "
                         f"are fenced only from 2.1, KAFKA-6082)",
-                        [start_ref, act["last_ref"]],
+                        [start_ref, act["last_ref"], *(r for _, r in late)],
                         cluster=cluster,
                         controller_epoch=epoch,
                         kind="zombie",
                         ts=start,
+                        ts_end=max([last, *(t for t, _ in late)]),
+                        controller_epoch_end=new_epoch,
                         broker=cid,
+                        anchor=act["first_ref"],
                     )
                 )
                 break
-    return out
-
-
-def _late_resignations(
-    cluster: str,
-    intervals: list[ControllerInterval],
-    acts: dict,
-    resigned: dict,
-    epoch_starts: dict,
-    skew: timedelta,
-    reported: set,
-) -> list[Finding]:
-    """Two controllers at once without a logged action: the old one resigned only well after a
-    newer epoch started (it did not notice it lost /controller: session expiry seen late, A8)."""
-    out = []
-    for (epoch, cid), (t_resign, ref) in sorted(resigned.items()):
-        if (epoch, cid) in reported:
-            continue
-        newer = [(e, epoch_starts[e]) for e in sorted(epoch_starts) if e > epoch and epoch_starts[e][0] is not None]
-        for new_epoch, (start, start_ref) in newer:
-            new_ids = {c.controller_id for c in intervals if c.controller_epoch == new_epoch}
-            if not new_ids - {cid} or t_resign <= start + skew:
-                continue
-            seconds = (t_resign - start).total_seconds()
-            out.append(
-                Finding.make(
-                    "concurrent_controllers",
-                    WARNING,
-                    f"controller {cid} (epoch {epoch}) resigned only {seconds:.1f} s after controller "
-                    f"{', '.join(map(str, sorted(new_ids - {cid}, key=_id_order)))} began epoch {new_epoch}: for that time two brokers "
-                    f"acted as controller (A8; brokers reject the old epoch once they have seen the new one)",
-                    [start_ref, ref],
-                    cluster=cluster,
-                    controller_epoch=epoch,
-                    kind="late_resignation",
-                    ts=start,
-                    broker=cid,
-                )
-            )
-            break
     return out
 
 

@@ -31,7 +31,7 @@ from kafka_forensics.statemachines.states import ReplicaState as R
 
 from .cluster import ClusterContext
 from .epoch_checks import EpochChecks
-from .findings import ERROR, INFO, WARNING, Finding, first_line, ref_of
+from .findings import ERROR, INFO, WARNING, Finding, consolidate, first_line, ref_of
 from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
 from .ordering import replay_order
 from .partition_checks import Progression, SnapshotInvariants, unclean_finding
@@ -67,6 +67,7 @@ PARTITION_EVENT_TYPES = frozenset(
     | LEADER_ISR_TYPES
     | FAILURE_TYPES
     | {"replica_state_change", "leader_election_aborted", "kraft_alter_partition_rejected", "partition_created"}
+    | {"stale_leader_epoch_rejected"}  # a broker refusing a stale request: evidence of a stale read
     | KRAFT_PARTITION_TYPES
 )
 
@@ -134,6 +135,7 @@ class PartitionReplay(EpochChecks):
         self.incarnation = 0
         self.topic_id: Optional[str] = None
         self.replicas: dict[int, dict] = {}
+        self.implied: dict[int, dict] = {}  # replica -> a transition stated by another line, awaiting its own
         self.p_rows = Intervals(dict(self.where))
         self.r_rows: dict[int, Intervals] = {}
         self.findings: list[Finding] = []
@@ -154,6 +156,8 @@ class PartitionReplay(EpochChecks):
         self.replica_lines = 0
         self.failures: list[dict] = []
         self.pending_failover: Optional[dict] = None
+        self.stale_view: Optional[dict] = None  # the stale read a new controller epoch started from
+        self.last_write: tuple[Optional[PartitionStatus], Optional[str]] = (None, None)  # state, its last line
         self.reported_offline: set = set()
 
     # ---- driver ------------------------------------------------------------------------------
@@ -168,6 +172,7 @@ class PartitionReplay(EpochChecks):
                 self.epoch_last_ts = event["ts"]
         if self.epoch is not None:
             self._end_of_epoch()
+        self._flush_failures()  # an offline episode the logs do not see end
         findings = self.findings + self.invariants.findings() + self.ctrl_progress.found + self.broker_progress.found
         replica_rows = [row for r in sorted(self.r_rows) for row in self.r_rows[r].rows]
         return ReplayResult(self.p_rows.rows, replica_rows, findings)
@@ -188,7 +193,7 @@ class PartitionReplay(EpochChecks):
         elif et == "partition_isr_removed":
             self._observe(epoch, event, vrange, DECISION)
             if event.get("replica") is not None and event.get("to_state"):
-                self._set_replica(epoch, event, event["replica"], event["to_state"])
+                self._implied_replica_transition(epoch, event, event["replica"], event["to_state"])
         elif et == "unclean_leader_election":
             self.findings.append(unclean_finding(self.where, event, epoch, event.get("leader"), None, None, True))
             self._observe(epoch, event, vrange, DECISION, unclean_logged=True)
@@ -198,6 +203,13 @@ class PartitionReplay(EpochChecks):
             self._alter_partition_rejected(epoch, event)
         elif et == "partition_created":
             self._partition_created(event)
+        elif et == "stale_leader_epoch_rejected":
+            # Kafka's answer to every failover when the epoch is equal (K:server/ReplicaManager.scala@2.2.2:1089-1093):
+            # never a finding of its own, only evidence of a stale read it refused.
+            stale = self.stale_view
+            if stale is not None and stale["epoch"] == epoch:
+                if self._repeats_stale_view(Observation(leader_epoch=event.get("leader_epoch")), stale):
+                    self._stale_evidence(epoch, event)
         else:
             source = source_of(et)
             if source is not None:
@@ -208,35 +220,30 @@ class PartitionReplay(EpochChecks):
         """The controller epoch was reset (ZooKeeper data lost): nothing known before carries over."""
         if self.epoch is not None:
             self._end_of_epoch()
+        self._flush_failures()
         if self.generation is not None:
             self.incarnation += 1
-            self.cur, self.replicas, self.trusted_isr = PartitionStatus(), {}, None
+            self.cur, self.replicas, self.trusted_isr, self.implied = PartitionStatus(), {}, None, {}
             self.state_ref = self.leader_ref = None
             self.state_epoch = None
             self.epoch = self.first_epoch = None
-            self.pending_failover = None
+            self.pending_failover = self.stale_view = None
+            self.last_write = (None, None)
         self.generation = generation
 
     def _epoch_boundary(self, epoch: int, event: dict) -> None:
         if self.epoch is not None:
             self._end_of_epoch()
-            if epoch > self.epoch and (self.cur.leader is not None or self.cur.isr is not None):
-                self.pending_failover = {
-                    "prev": self.cur,
-                    "ref": self.leader_ref,
-                    "ts": self.epoch_last_ts,
-                    "from_epoch": self.epoch,
-                    "explained": False,
-                }
+            if epoch > self.epoch and self.last_write[0] is not None:
+                self.pending_failover = {"ts": self.epoch_last_ts, "from_epoch": self.epoch}
         if self.first_epoch is None:
             self.first_epoch = epoch
         self.epoch = epoch
         self.epoch_first_ts = event.get("ts")
         self.epoch_last_ts = event.get("ts")
-        self.creation_refs, self.online_refs, self.replica_lines, self.failures = [], [], 0, []
+        self.creation_refs, self.online_refs, self.replica_lines = [], [], 0
 
     def _end_of_epoch(self) -> None:
-        self._flush_failures()
         self._check_replica_lines_logged()
         if self.epoch is None or self.epoch < 0:
             return
@@ -280,9 +287,10 @@ class PartitionReplay(EpochChecks):
         else:
             self._observe(epoch, event, vrange, DECISION, state=dst)
         self.state_ref, self.state_epoch = ref_of(event), epoch
-        if dst == P.OnlinePartition:
+        if dst == P.OnlinePartition:  # the offline episode (failed elections) ends here
             for failure in self.failures:
                 failure.setdefault("recovered", ref_of(event))
+            self._flush_failures()
 
     def _partition_failure(self, epoch: int, event: dict, vrange: VersionRange) -> None:
         src, dst = event.get("from_state"), event.get("to_state")
@@ -291,6 +299,7 @@ class PartitionReplay(EpochChecks):
         self._check_partition_gap(epoch, event, src, dst, vrange)
         refused = "should be in" in (event.get("stack") or "") + (event.get("message") or "")
         why = first_line(event.get("stack")) or first_line(event.get("message"))
+        offline_episode = next((f["episode"] for f in self.failures if f["entity"] == "partition"), None)
         self.failures.append(
             {
                 "event": event,
@@ -301,6 +310,10 @@ class PartitionReplay(EpochChecks):
                 "why": why,
                 "entity": "partition",
                 "vrange": vrange,
+                # one episode from the first failed election until the partition is online again: Kafka
+                # re-tries every offline partition at each broker change and logs the same ERROR
+                # (KafkaController.onBrokerStartup/onReplicasBecomeOffline, K:controller/KafkaController.scala@2.4.1:407-430)
+                "episode": offline_episode or ("offline_partition", ref_of(event)),
             }
         )
         obs = observation_of(event)
@@ -362,7 +375,8 @@ class PartitionReplay(EpochChecks):
         et = event["event_type"]
         if obs.has_state:
             self.invariants.observe(obs, event, epoch, vrange)
-        if source in (DECISION, CONTROLLER_VIEW) and obs.has_state:
+        stale_read = self._failover_view(epoch, event, source, obs)
+        if source in (DECISION, CONTROLLER_VIEW) and obs.has_state and not stale_read:
             self.ctrl_progress.observe("controller", obs, event, epoch, self.incarnation)
         if et in ("leader_starts", "follower_starts") and obs.leader_epoch is not None:
             self.broker_progress.observe(
@@ -384,8 +398,7 @@ class PartitionReplay(EpochChecks):
             )
         if obs.leader == -2:
             self.deleting = True
-        self._check_failover_consistency(epoch, event, source, obs)
-        if source in (BROKER_VIEW, CONTROLLER_VIEW) and is_stale(obs, self.cur):
+        if stale_read or (source in (BROKER_VIEW, CONTROLLER_VIEW) and is_stale(obs, self.cur)):
             return  # a delayed echo of an older state: benign, and it must not move the timeline back
         if source == LEADER_ISR_CHANGE and not self._leader_isr_change_applies(event):
             return
@@ -406,6 +419,9 @@ class PartitionReplay(EpochChecks):
         if obs.isr is not None and source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE):
             self.trusted_isr = (obs.isr, ref_of(event), self.incarnation, epoch)
         self._set(epoch, event, new, source)
+        if source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE) and obs.has_state:
+            self.last_write = (self.cur, ref_of(event))
+            self.stale_view = None  # a fresh state (an election, a write) ends the stale read
 
     def _leader_isr_change_applies(self, event: dict) -> bool:
         """Only the leader shrinks/expands its ISR; a line about an older ISR is out of date."""
@@ -507,10 +523,33 @@ class PartitionReplay(EpochChecks):
         if src:
             self._set_replica(epoch, event, replica, src)
 
+    def _implied_replica_transition(self, epoch: int, event: dict, replica: int, dst: str) -> None:
+        """A line that states a replica transition without being its ``Changed state of replica`` line.
+
+        2.6+ ``Partition P state changed to (...) after removing replica R from the ISR as part of transition
+        to OfflineReplica`` (INFO) is printed *before* the TRACE ``Changed state of replica R ... from <state
+        before> to OfflineReplica`` of the same transition (K:controller/ReplicaStateMachine.scala@2.6.0:228-240,
+        @3.9.0-rc3:229 then :238-240): the replica is Offline from the first line, and the TRACE line that
+        follows confirms it with the state before, which is no gap."""
+        known = self.replicas.get(replica)
+        self.implied[replica] = {"from": known["state"] if known else None, "to": dst, "epoch": epoch}
+        self._set_replica(epoch, event, replica, dst)
+
     def _check_replica_gap(
         self, epoch: int, event: dict, replica: int, src: Optional[str], vrange: VersionRange
     ) -> None:
         known = self.replicas.get(replica)
+        implied = self.implied.pop(replica, None)
+        if (
+            implied is not None
+            and implied["epoch"] == epoch
+            and implied["to"] == event.get("to_state")
+            and known is not None
+            and known["state"] == implied["to"]
+        ):
+            if implied["from"] is None or src == implied["from"]:
+                return  # the line of the transition an earlier line already stated
+            known = {**known, "state": implied["from"]}
         if not src or known is None:
             return
         allowed = {known["state"]}
@@ -635,13 +674,16 @@ def replay_partition(events: list[dict], ctx: ClusterContext, cfg: ReplayConfig 
     """Replay every line of one partition (events of a single (cluster, topic, partition))."""
     if not events:
         return ReplayResult()
+    times = {ref_of(e): e.get("ts") for e in events}
     if not has_metadata(events):
         result = PartitionReplay(events, ctx, cfg).run()
-        result.findings = kraft_unclean_lines(events, result.findings, cfg.cluster)  # KRaft logs without a dump
-        return result
+        found = kraft_unclean_lines(events, result.findings, cfg.cluster)  # KRaft logs without a dump
+        return ReplayResult(result.partition_intervals, result.replica_intervals, consolidate(found, times.get))
     # KRaft metadata records are the partition's history (replay/kraft.py); the log lines
     # still go through the line replay for their own checks, but its timelines give way.
     kraft = replay_kraft_partition(events, ctx, cfg.cluster)
     lines = [e for e in events if e["event_type"] not in RECORD_TYPES]
     found = PartitionReplay(lines, ctx, cfg).run().findings if lines else []
-    return ReplayResult(kraft.partition_intervals, kraft.replica_intervals, kraft.findings + found)
+    return ReplayResult(
+        kraft.partition_intervals, kraft.replica_intervals, consolidate(kraft.findings + found, times.get)
+    )

@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
+# UpdateMetadata's stand-in leader for a topic being deleted (-2) and "no leader" (-1): one definition.
+from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE
+
 DECISION = "decision"
 CONTROLLER_VIEW = "controller_view"
 BROKER_VIEW = "broker_view"
@@ -41,11 +44,6 @@ BROKER_VIEW_TYPES = frozenset(
 )
 LEADER_ISR_TYPES = frozenset({"isr_shrink", "isr_expand", "isr_updated"})
 FAILURE_TYPES = frozenset({"partition_state_change_failed", "no_replica_alive", "replica_state_change_failed"})
-
-# UpdateMetadata's stand-in leader for a topic being deleted (LeaderAndIsr.LeaderDuringDelete, 0.8.1+,
-# K:controller/ControllerChannelManager.scala@0.8.2.2:246, @3.9.0-rc3:477): not a real leader.
-LEADER_DURING_DELETE = -2
-NO_LEADER = -1
 
 
 def source_of(event_type: str) -> Optional[str]:
@@ -102,18 +100,24 @@ class Observation:
 
 
 def observation_of(event: dict) -> Observation:
-    """Fields of ``event``; ``Leader t-p starts at …`` is written by the leader itself."""
+    """Fields of ``event``; ``Leader t-p starts at …`` is written by the leader itself.
+
+    The UpdateMetadata state of a topic being deleted is ``LeaderAndIsr.duringDelete(isr)``: leader -2 with
+    the *initial* leader epoch and zkVersion 0, and the current controller's epoch (K:api/LeaderAndIsr.scala
+    @1.1.1:26-29, @3.9.0-rc3:48; K:controller/ControllerChannelManager.scala@0.10.2.2:320-322, @2.2.2:374-376,
+    @2.4.1:422-424, @3.9.0-rc3:476-478). It is a stand-in, not the znode: its epochs say nothing."""
     leader = event.get("leader")
     if event["event_type"] == "leader_starts" and leader is None:
         leader = event.get("broker")
     attrs = event.get("attrs") or {}
+    stand_in = leader == LEADER_DURING_DELETE
     return Observation(
         leader=leader,
         isr=_ints(event.get("isr")),
         replicas=_ints(event.get("replicas")),
-        leader_epoch=event.get("leader_epoch"),
-        partition_epoch=event.get("partition_epoch"),
-        state_controller_epoch=event.get("state_controller_epoch"),
+        leader_epoch=None if stand_in else event.get("leader_epoch"),
+        partition_epoch=None if stand_in else event.get("partition_epoch"),
+        state_controller_epoch=None if stand_in else event.get("state_controller_epoch"),
         recovering=attrs.get("leader_recovery_state") == "RECOVERING",
     )
 
