@@ -24,6 +24,8 @@ from datetime import datetime
 from typing import Optional
 
 from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, VersionRange, range_for_line
+from kafka_forensics.statemachines.elections import is_unclean_leader_change, written_by_clean_election
+from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE
 from kafka_forensics.statemachines.legality import is_forbidden, previous_states
 from kafka_forensics.statemachines.states import Entity
 from kafka_forensics.statemachines.states import PartitionState as P
@@ -142,7 +144,11 @@ class PartitionReplay(EpochChecks):
         self.invariants = SnapshotInvariants(dict(self.where))
         self.ctrl_progress = Progression(dict(self.where), kind="controller")
         self.broker_progress = Progression(dict(self.where), kind="broker_view")
-        self.trusted_isr: Optional[tuple] = None  # (isr, ref, incarnation, controller epoch)
+        # every ISR seen: (incarnation, isr, version, leader epoch, ref); elections judged; the last
+        # leader a controller decision or request named (broker views may show a new leader first)
+        self.isr_seen: list[tuple] = []
+        self.judged_elections: set = set()
+        self.decided_leader: Optional[int] = None
         self.deleting = False
         self.vrange: Optional[VersionRange] = None
         # per controller epoch
@@ -195,7 +201,8 @@ class PartitionReplay(EpochChecks):
             if event.get("replica") is not None and event.get("to_state"):
                 self._implied_replica_transition(epoch, event, event["replica"], event["to_state"])
         elif et == "unclean_leader_election":
-            self.findings.append(unclean_finding(self.where, event, epoch, event.get("leader"), None, None, True))
+            obs = observation_of(event)
+            self.findings.append(unclean_finding(self.where, event, epoch, obs, self._previous_isr(obs), "logged"))
             self._observe(epoch, event, vrange, DECISION, unclean_logged=True)
         elif et == "leader_election_aborted":
             self._zombie_abort(epoch, event)
@@ -223,7 +230,7 @@ class PartitionReplay(EpochChecks):
         self._flush_failures()
         if self.generation is not None:
             self.incarnation += 1
-            self.cur, self.replicas, self.trusted_isr, self.implied = PartitionStatus(), {}, None, {}
+            self.cur, self.replicas, self.implied, self.decided_leader = PartitionStatus(), {}, {}, None
             self.state_ref = self.leader_ref = None
             self.state_epoch = None
             self.epoch = self.first_epoch = None
@@ -275,7 +282,7 @@ class PartitionReplay(EpochChecks):
         if src == P.NonExistentPartition and dst == P.NewPartition:
             if self.cur.state is not None or self.cur.leader is not None:
                 self.incarnation += 1  # deleted and re-created: epochs restart at 0
-            self.trusted_isr, self.deleting = None, False
+            self.deleting, self.decided_leader = False, None
             self.cur = PartitionStatus(state=self.cur.state, replicas=self.cur.replicas)
             self.creation_refs.append(ref_of(event))
         elif src == P.NewPartition and dst == P.OnlinePartition:
@@ -400,24 +407,18 @@ class PartitionReplay(EpochChecks):
             self.deleting = True
         if stale_read or (source in (BROKER_VIEW, CONTROLLER_VIEW) and is_stale(obs, self.cur)):
             return  # a delayed echo of an older state: benign, and it must not move the timeline back
+        if source in (DECISION, CONTROLLER_VIEW) and state != P.NewPartition and not unclean_logged:
+            self._judge_election(epoch, event, obs)
+        self._record_isr(event, obs)
         if source == LEADER_ISR_CHANGE and not self._leader_isr_change_applies(event):
             return
-        if (
-            source in (DECISION, CONTROLLER_VIEW)
-            and obs.leader is not None
-            and obs.leader >= 0
-            and obs.leader != self.cur.leader
-            and state != P.NewPartition
-            and not unclean_logged
-        ):
-            self._check_unclean(epoch, event, obs)
         new = apply_observation(self.cur, obs)
         if state is not None:
             new = new.with_(state=state)
         if obs.leader is not None or obs.isr is not None:
             self.leader_ref = ref_of(event)
-        if obs.isr is not None and source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE):
-            self.trusted_isr = (obs.isr, ref_of(event), self.incarnation, epoch)
+        if obs.leader is not None and source in (DECISION, CONTROLLER_VIEW):
+            self.decided_leader = obs.leader
         self._set(epoch, event, new, source)
         if source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE) and obs.has_state:
             self.last_write = (self.cur, ref_of(event))
@@ -437,17 +438,59 @@ class PartitionReplay(EpochChecks):
                 return True
         return True
 
-    def _check_unclean(self, epoch: int, event: dict, obs: Observation) -> None:
+    def _record_isr(self, event: dict, obs: Observation) -> None:
+        """Every ISR a line shows, with its version where it has one (zkVersion / partition epoch): the
+        controller's decisions and requests, the leader's and the controller's ISR writes (server.log
+        ``ISR updated to``, controller.log ``ISR for partition ... updated to``), a broker's copy of an
+        UpdateMetadata state. A stale echo is harmless: its version is lower."""
+        if obs.isr is None or obs.leader == LEADER_DURING_DELETE:
+            return
+        self.isr_seen.append((self.incarnation, obs.isr, obs.partition_epoch, obs.leader_epoch, ref_of(event)))
+
+    def _previous_isr(self, obs: Observation) -> Optional[tuple]:
+        """The last ISR seen before an election: ``(isr, version, ref)``, the highest version below the
+        election's when versions are printed, else the latest."""
+        seen = [x for x in self.isr_seen if x[0] == self.incarnation]
+        if obs.partition_epoch is not None:
+            below = [x for x in seen if x[2] is not None and x[2] < obs.partition_epoch]
+            if below:
+                best = max(below, key=lambda x: x[2])
+                return best[1], best[2], best[4]
+        if obs.leader_epoch is not None:
+            seen = [x for x in seen if x[3] is None or x[3] < obs.leader_epoch] or [
+                x for x in seen if x[2] is None and x[3] is None
+            ]
+        return (seen[-1][1], None, seen[-1][4]) if seen else None
+
+    def _judge_election(self, epoch: int, event: dict, obs: Observation) -> None:
+        """I11: was a new leader elected from outside the ISR? Severity follows the evidence:
+
+        * RECOVERING in the new state (3.2+, IBP >= 3.2: Election.leaderForOffline marks a leader from
+          outside the old ISR, K:controller/Election.scala@3.9.0-rc3:44-51): critical, direct;
+        * a new ISR holding its leader and another replica: clean by construction
+          (``elections.written_by_clean_election``), whatever ISR the logs showed before;
+        * a leader outside the previous ISR seen at the version just before the election's (every write
+          is version+1: nothing unseen in between): critical; with a version gap, or without versions,
+          a warning that names what is missing (2.6+ logs ISR expansions in no state-change.log).
+        """
+        if obs.leader is None or obs.leader < 0 or (obs.leader == self.decided_leader and not obs.recovering):
+            return
+        key = (self.incarnation, obs.leader_epoch) if obs.leader_epoch is not None else (ref_of(event),)
+        if key in self.judged_elections:
+            return
+        self.judged_elections.add(key)
+        previous = self._previous_isr(obs)
         if obs.recovering:
-            self.findings.append(unclean_finding(self.where, event, epoch, obs.leader, None, None, True))
+            self.findings.append(unclean_finding(self.where, event, epoch, obs, previous, "recovering"))
             return
-        if self.trusted_isr is None or self.trusted_isr[2] != self.incarnation:
+        if obs.isr is not None and written_by_clean_election(obs.leader, obs.isr):
             return
-        isr, ref, _, isr_epoch = self.trusted_isr
-        if isr_epoch not in (epoch, epoch - 1):
-            return  # controller epochs without lines in between: the ISR may have changed unseen
-        if obs.leader not in isr:
-            self.findings.append(unclean_finding(self.where, event, epoch, obs.leader, isr, ref, False))
+        if previous is None or not is_unclean_leader_change(previous[0], obs.leader):
+            return
+        direct = previous[1] is not None and obs.partition_epoch is not None and previous[1] == obs.partition_epoch - 1
+        self.findings.append(
+            unclean_finding(self.where, event, epoch, obs, previous, "inferred" if direct else "possible")
+        )
 
     def _set(self, epoch: int, event: dict, new: PartitionStatus, source: Optional[str]) -> None:
         if new.key() == self.cur.key():
@@ -471,7 +514,7 @@ class PartitionReplay(EpochChecks):
         topic_id = (event.get("attrs") or {}).get("topic_id")
         if topic_id and self.topic_id and topic_id != self.topic_id:
             self.incarnation += 1
-            self.trusted_isr = None
+            self.decided_leader = None
         self.topic_id = topic_id or self.topic_id
 
     # ---- replica lines -----------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """What a log line says about a partition's leader/ISR/epochs, and how trustworthy that is.
 
 Lines are sorted into sources because they deserve different trust: a controller *decision*
-(``Changed partition … to OnlinePartition with state …``) establishes state; a *controller view*
+(``Changed partition … to OnlinePartition with state …``, or its write of a leader's ISR request)
+establishes state; a *controller view*
 (LeaderAndIsr / UpdateMetadata being sent) repeats the controller's current state; a *broker view*
 (``Received LeaderAndIsr request …``, ``Leader t-p starts at …``) is a delayed echo that may be
 stale; a *leader ISR change* (``Shrinking ISR from …``) is the leader's own write (no leader-epoch
@@ -30,6 +31,9 @@ DECISION_TYPES = frozenset(
         "leader_selected",
         "unclean_leader_election",
         "kraft_partition_change",
+        # 2.7+: the controller writes the ISR a leader asked for (AlterIsr/AlterPartition) and logs it in
+        # controller.log at DEBUG (K:controller/KafkaController.scala@2.8.2:2344, @3.9.0-rc3:2462)
+        "controller_isr_updated",
     }
 )
 CONTROLLER_VIEW_TYPES = frozenset({"send_leader_and_isr", "send_update_metadata", "leader_cache_updated"})

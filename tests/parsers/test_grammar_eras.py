@@ -111,6 +111,7 @@ REQUIRED_EVENT_TYPES = {
     "isr_shrink",
     "isr_expand",
     "isr_updated",
+    "controller_isr_updated",
     "controller_elected",
     "controller_epoch_incremented",
     "controller_ready",
@@ -1385,9 +1386,26 @@ ERA_2_6 = [
         "isr_updated",
         {"isr": [2, 3], "partition_epoch": 16},
     ),
+    (  # K:controller/KafkaController.scala@2.8.2:2344 (DEBUG, the controller writes a leader's AlterIsr)
+        "ctl-isr-updated-27",
+        C("[Controller id=2] ISR for partition orders-0 updated to [1,2,3] and zkVersion updated to [10]", "DEBUG"),
+        "controller_isr_updated",
+        {"topic": "orders", "partition": 0, "isr": [1, 2, 3], "partition_epoch": 10, "leader": None},
+    ),
 ]
 
 ERA_3_X = [
+    (  # K:controller/KafkaController.scala@3.5.0:2420 (DEBUG), LeaderAndIsr.toString @3.5.0:102
+        "ctl-isr-updated-35",
+        C(
+            "[Controller id=3] ISR for partition orders-0 updated to LeaderAndIsr(leader=1, leaderEpoch=0, "
+            "isrWithBrokerEpoch=List(BrokerState(brokerId=1, brokerEpoch=-1), BrokerState(brokerId=2, brokerEpoch=-1)), "
+            "leaderRecoveryState=RECOVERED, partitionEpoch=1).",
+            "DEBUG",
+        ),
+        "controller_isr_updated",
+        {"topic": "orders", "partition": 0, "leader": 1, "leader_epoch": 0, "isr": [1, 2], "partition_epoch": 1},
+    ),
     (
         "sc-leader-starts-36",
         L(
