@@ -202,8 +202,11 @@ def top_findings(spark: SparkSession, out_dir: str, n: int) -> list[dict]:
     )
 
 
-def build_contexts(events: DataFrame, options: ReplayOptions) -> dict[str, ClusterContext]:
-    """One ``ClusterContext`` per cluster, from the cluster lines and per-(controller, epoch) actions."""
+def build_contexts(
+    events: DataFrame, options: ReplayOptions, templates: Optional[DataFrame] = None
+) -> dict[str, ClusterContext]:
+    """One ``ClusterContext`` per cluster, from the cluster lines, per-(controller, epoch) actions and
+    the distinct (cluster, broker, template) rows that date each broker's release (``templates``)."""
     cluster_rows = collect_arrow(
         events.filter(cluster_rows_filter() & F.col("ts").isNotNull()).orderBy(
             "cluster", "ts", "source_file", "line_no"
@@ -243,7 +246,14 @@ def build_contexts(events: DataFrame, options: ReplayOptions) -> dict[str, Clust
                 "last_ref": f"{r['l']['source_file']}:{r['l']['line_no']}",
             }
         )
-    return {c: build_cluster_context(c, by_cluster[c], acts[c], options.clock_skew_seconds) for c in clusters}
+    dating: dict[str, list[tuple]] = {c: [] for c in clusters}
+    if templates is not None:
+        for r in collect_arrow(templates.orderBy("cluster", "broker", "template")):
+            dating.setdefault(r["cluster"], []).append((r["broker"], r["template"]))
+    return {
+        c: build_cluster_context(c, by_cluster[c], acts[c], options.clock_skew_seconds, dating.get(c, ()))
+        for c in clusters
+    }
 
 
 # ---- grouped replay in Python workers ----------------------------------------------------------
@@ -310,9 +320,13 @@ def _select(df: DataFrame, kind: str, schema: pa.Schema) -> DataFrame:
 def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions) -> ReplayFrames:
     """The five tables as DataFrames (partition/replica/findings persisted once, unpersist after use)."""
     validate_options(options)
-    ev = apply_time(_prepare(with_cluster(events, options.cluster_from_path)), options.event_filter)
+    clustered = with_cluster(events, options.cluster_from_path)
+    templates = (  # bounded: brokers x templates; every line (before the time filter) dates its broker
+        clustered.filter(F.col("template").isNotNull()).select("cluster", "broker", "template").distinct()
+    )
+    ev = apply_time(_prepare(clustered), options.event_filter)
     ev = prepare_metadata_events(ev)  # KRaft records: topic names by topic id, removals per partition
-    contexts = build_contexts(ev, options)
+    contexts = build_contexts(ev, options, templates)
     contexts_bc = spark.sparkContext.broadcast(contexts)
     partition_events = ev.filter(
         F.col("topic").isNotNull() & F.col("partition").isNotNull() & F.col("event_type").isin(*PARTITION_EVENT_TYPES)

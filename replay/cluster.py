@@ -17,6 +17,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Collection, Iterable, Optional
 
+from kafka_forensics.core.eras import VersionRange
+from kafka_forensics.core.versions import KafkaVersion
+from kafka_forensics.parsers.grammar_loader import template_lives
+
 from .findings import CRITICAL, ERROR, Finding, consolidate, evidence_ref, ref_of
 
 # Lines that start a controller epoch (K:controller/KafkaController.scala@0.8.2.2:671-700,
@@ -166,6 +170,7 @@ class ClusterContext:
     _starts: list[tuple[datetime, int]] = field(default_factory=list)  # (ts_start, epoch), sorted
     resets: list[datetime] = field(default_factory=list)  # elections whose epoch went back (sorted)
     metadata_versions: list[tuple[datetime, int]] = field(default_factory=list)  # KRaft metadata.version levels
+    dated: dict[int, VersionRange] = field(default_factory=dict)  # broker -> releases that print all its lines
 
     def metadata_version_at(self, ts: Optional[datetime]) -> Optional[int]:
         """The KRaft ``metadata.version`` feature level in force at ``ts`` (None if never seen)."""
@@ -222,6 +227,16 @@ class ClusterContext:
         state, _ = self.broker_state_at(broker, ts)
         return None if state is None else state in LIVE_STATES
 
+    def alive_since(self, broker: int, ts: Optional[datetime]) -> Optional[datetime]:
+        """When ``broker``, alive at ``ts``, last became alive (its registration or restart), else None."""
+        if ts is None:
+            return None
+        found = None
+        for interval in self.brokers:
+            if interval.broker == broker and interval.ts_start is not None and interval.ts_start <= ts:
+                found = interval
+        return found.ts_start if found is not None and found.state in LIVE_STATES else None
+
     def live_brokers_at(self, ts: Optional[datetime]) -> tuple[list[int], list[str]]:
         """The brokers alive at ``ts`` as far as the logs say, and the lines that say so (the last full
         live set - ``Currently active brokers``, ``all live brokers`` - and any later per-broker change)."""
@@ -239,6 +254,33 @@ class ClusterContext:
 
     def version_of(self, broker: Optional[int]) -> Optional[str]:
         return None if broker is None else self.broker_versions.get(broker)
+
+    def dated_range_of(self, broker: Optional[int]) -> Optional[VersionRange]:
+        """The releases that print every line ``broker`` wrote (``date_brokers``), None if unknown."""
+        return None if broker is None else self.dated.get(broker)
+
+
+def date_brokers(templates: Iterable[tuple[Optional[int], Optional[str]]]) -> dict[int, VersionRange]:
+    """Each broker's lines date its release: the intersection of the lives of the templates that typed
+    them (``//@ since..until`` in the grammar, from Kafka's source at each tag). ``templates``: the
+    distinct (broker, template) pairs of the input. A broker whose templates share no release (an upgrade
+    inside the logs) or that writes KRaft lines is left out."""
+    lives = template_lives()
+    spans: dict[int, list[tuple[KafkaVersion, KafkaVersion]]] = {}
+    kraft: set[int] = set()
+    for broker, template in templates:
+        spec = lives.get(template or "")
+        if broker is None or spec is None:
+            continue
+        if spec.kraft_only:
+            kraft.add(broker)
+        spans.setdefault(broker, []).append((KafkaVersion.parse(spec.since.line), spec.until))
+    out = {}
+    for broker, found in spans.items():
+        first, last = max(f for f, _ in found), min(u for _, u in found)
+        if broker not in kraft and first <= last:
+            out[broker] = VersionRange(first, last)
+    return out
 
 
 def _attr(event: dict, key: str) -> Optional[str]:
@@ -328,13 +370,18 @@ def _metadata_broker_update(event: dict) -> list[tuple[str, Collection[int]]]:
 
 
 def build_cluster_context(
-    cluster: str, events: Iterable[dict], activities: Iterable[dict], skew_seconds: float = 2.0
+    cluster: str,
+    events: Iterable[dict],
+    activities: Iterable[dict],
+    skew_seconds: float = 2.0,
+    templates: Iterable[tuple[Optional[int], Optional[str]]] = (),
 ) -> ClusterContext:
     """``events``: cluster lines sorted by (ts, file, line); ``activities``: one dict per
-    (controller_id, controller_epoch) with first_ts, last_ts, n, first_ref, last_ref."""
+    (controller_id, controller_epoch) with first_ts, last_ts, n, first_ref, last_ref; ``templates``: the
+    distinct (broker, template) pairs of every line (``date_brokers``)."""
     events = [e for e in events if e.get("ts") is not None]
     activities = list(activities)
-    ctx = ClusterContext(cluster=cluster)
+    ctx = ClusterContext(cluster=cluster, dated=date_brokers(templates))
     _collect_brokers(ctx, events)
     _collect_versions(ctx, events)
     _collect_controllers(ctx, events, activities, timedelta(seconds=skew_seconds))
@@ -680,5 +727,6 @@ __all__ = [
     "ClusterContext",
     "ControllerInterval",
     "build_cluster_context",
+    "date_brokers",
     "is_cluster_row",
 ]

@@ -58,7 +58,8 @@ class EpochChecks:
     pending_failover: Optional[dict]
     stale_view: Optional[dict]
     last_write: tuple[Optional[PartitionStatus], Optional[str]]
-    reported_offline: set
+    last_versioned: tuple[Optional[PartitionStatus], Optional[str]]
+    offline_anchor: Optional[str]
 
     def _flush_failures(self) -> None:
         """Kafka's own ERROR lines for refused/failed state changes (reference §1.4), once their episode
@@ -169,6 +170,13 @@ class EpochChecks:
             return False
         self.pending_failover = None
         prev, prev_ref = self.last_write
+        versioned, versioned_ref = self.last_versioned
+        if versioned is not None and _known(obs.partition_epoch) and obs.partition_epoch <= versioned.partition_epoch:  # type: ignore[operator]
+            # Versions decide: the new controller read the last versioned write, or an older one. A leader's
+            # line without a version after it ("Shrinking ISR from ..." is only a proposal from 2.7, sent as
+            # AlterIsr/AlterPartition, K:cluster/Partition.scala@3.9.0-rc3:1267-1279; committed it is "ISR
+            # updated to ... version ..." :1974) does not count against the same version.
+            prev, prev_ref = versioned, versioned_ref
         if prev is None:
             return False
         regressions = _went_back(prev, obs)
@@ -348,8 +356,28 @@ class EpochChecks:
             )
         )
 
-    def _check_offline_with_live_replicas(self) -> None:
-        c, t = self.cur, self.epoch_last_ts
+    def _replica_gone(self, replica: int, t: Optional[datetime]) -> bool:
+        """Is the replica out of service (offline, being deleted) although its broker is alive? A replica moved
+        to OfflineReplica before its broker last (re)started is back: at INFO (2.6+) its OfflineReplica ->
+        OnlineReplica transition is logged at TRACE only (KAFKA-8470)."""
+        known = self.replicas.get(replica)
+        if known is None or known["state"] not in R_GONE:
+            return False
+        since = self.ctx.alive_since(replica, t)
+        return not (
+            known["state"] == R.OfflineReplica
+            and since is not None
+            and known.get("ts") is not None
+            and known["ts"] < since
+        )
+
+    def _check_offline_with_live_replicas(self, at: Optional[dict] = None) -> None:
+        """A partition without a leader while replicas of it are on live brokers: at the end of a controller
+        epoch, and at each failed election (``at``: Kafka re-tries every offline partition at each broker
+        change and logs the failure, so a failure while a replica is live shows the episode even when a later
+        election of the same epoch ends it). One finding per offline episode."""
+        c = self.cur
+        t = at.get("ts") if at is not None else self.epoch_last_ts
         offline = c.state == P.OfflinePartition or (
             c.leader == NO_LEADER and c.state not in (P.NewPartition, P.NonExistentPartition)
         )
@@ -358,13 +386,9 @@ class EpochChecks:
         if any(r["state"] in R_DELETING for r in self.replicas.values()):
             return  # topic deletion in progress
         candidates = c.replicas or c.isr or ()
-        live = [r for r in candidates if self.ctx.is_live(r, t) and self.replicas.get(r, {}).get("state") not in R_GONE]
+        live = [r for r in candidates if self.ctx.is_live(r, t) and not self._replica_gone(r, t)]
         if not live:
             return
-        key = (self.p_rows.rows[-1]["seq"] if self.p_rows.rows else -1, tuple(live))
-        if key in self.reported_offline:
-            return
-        self.reported_offline.add(key)
         live_isr = [r for r in live if c.isr and r in c.isr]
         cause = self.p_rows.rows[-1]["cause"] if self.p_rows.rows else self.state_ref
         liveness = [self.ctx.broker_state_at(r, t)[1] for r in live]
@@ -385,10 +409,11 @@ class EpochChecks:
                 "offline_with_live_replicas",
                 severity,
                 text,
-                [r for r in [cause, *liveness] if r],
+                [r for r in [cause, *liveness, ref_of(at) if at is not None else None] if r],
                 controller_epoch=self.epoch,
                 ts=t,
                 kind="isr_member_live" if live_isr else "replica_live",
+                episode=("offline", self.offline_anchor or cause),
                 **self.where,
             )
         )

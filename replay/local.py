@@ -76,7 +76,8 @@ def replay_all(
     for cluster in sorted(by_cluster):
         evs = by_cluster[cluster]
         cluster_lines = sorted((e for e in evs if is_cluster_row(e) and e.get("ts") is not None), key=_time_key)
-        ctx = build_cluster_context(cluster, cluster_lines, controller_activity(evs), skew_seconds)
+        templates = sorted({(e.get("broker"), e.get("template")) for e in evs if e.get("template")}, key=repr)
+        ctx = build_cluster_context(cluster, cluster_lines, controller_activity(evs), skew_seconds, templates)
         out.contexts[cluster] = ctx
         out.findings.extend(ctx.findings)
         partitions: dict[tuple, list[dict]] = {}

@@ -25,7 +25,7 @@ from typing import Optional
 
 from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, VersionRange, range_for_line
 from kafka_forensics.statemachines.elections import is_unclean_leader_change, written_by_clean_election
-from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE
+from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE, NO_LEADER
 from kafka_forensics.statemachines.legality import is_forbidden, previous_states
 from kafka_forensics.statemachines.states import Entity
 from kafka_forensics.statemachines.states import PartitionState as P
@@ -164,7 +164,8 @@ class PartitionReplay(EpochChecks):
         self.pending_failover: Optional[dict] = None
         self.stale_view: Optional[dict] = None  # the stale read a new controller epoch started from
         self.last_write: tuple[Optional[PartitionStatus], Optional[str]] = (None, None)  # state, its last line
-        self.reported_offline: set = set()
+        self.last_versioned: tuple[Optional[PartitionStatus], Optional[str]] = (None, None)  # with a zkVersion
+        self.offline_anchor: Optional[str] = None  # the line that began the current offline episode
 
     # ---- driver ------------------------------------------------------------------------------
     def run(self) -> ReplayResult:
@@ -185,7 +186,10 @@ class PartitionReplay(EpochChecks):
 
     def _step(self, epoch: int, event: dict) -> None:
         et = event["event_type"]
-        vrange = range_for_line(event.get("dialect"), self.ctx.version_of(event.get("broker")), self.cfg.user_version)
+        broker = event.get("broker")
+        vrange = range_for_line(
+            event.get("dialect"), self.ctx.version_of(broker), self.cfg.user_version, self.ctx.dated_range_of(broker)
+        )
         if source_of(et) in (DECISION, CONTROLLER_VIEW, FAILURE):
             self.vrange = vrange
         if et == "partition_state_change":
@@ -235,7 +239,7 @@ class PartitionReplay(EpochChecks):
             self.state_epoch = None
             self.epoch = self.first_epoch = None
             self.pending_failover = self.stale_view = None
-            self.last_write = (None, None)
+            self.last_write = self.last_versioned = (None, None)
         self.generation = generation
 
     def _epoch_boundary(self, epoch: int, event: dict) -> None:
@@ -330,6 +334,8 @@ class PartitionReplay(EpochChecks):
             self._set(epoch, event, self.cur.with_(state=src), FAILURE)
         if src:
             self.state_ref, self.state_epoch = ref_of(event), epoch
+        if dst == P.OnlinePartition:
+            self._check_offline_with_live_replicas(at=event)
 
     def _check_partition_gap(
         self, epoch: int, event: dict, src: Optional[str], dst: Optional[str], vrange: VersionRange
@@ -422,6 +428,8 @@ class PartitionReplay(EpochChecks):
         self._set(epoch, event, new, source)
         if source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE) and obs.has_state:
             self.last_write = (self.cur, ref_of(event))
+            if obs.partition_epoch is not None and obs.partition_epoch >= 0:
+                self.last_versioned = (self.cur, ref_of(event))
             self.stale_view = None  # a fresh state (an election, a write) ends the stale read
 
     def _leader_isr_change_applies(self, event: dict) -> bool:
@@ -496,6 +504,8 @@ class PartitionReplay(EpochChecks):
         if new.key() == self.cur.key():
             return
         self.cur = new
+        offline = new.state == P.OfflinePartition or new.leader == NO_LEADER
+        self.offline_anchor = (self.offline_anchor or ref_of(event)) if offline else None
         self.p_rows.open(
             event,
             epoch,
@@ -574,8 +584,7 @@ class PartitionReplay(EpochChecks):
         before> to OfflineReplica`` of the same transition (K:controller/ReplicaStateMachine.scala@2.6.0:228-240,
         @3.9.0-rc3:229 then :238-240): the replica is Offline from the first line, and the TRACE line that
         follows confirms it with the state before, which is no gap."""
-        known = self.replicas.get(replica)
-        self.implied[replica] = {"from": known["state"] if known else None, "to": dst, "epoch": epoch}
+        self.implied[replica] = {"before": self.replicas.get(replica), "to": dst, "epoch": epoch}
         self._set_replica(epoch, event, replica, dst)
 
     def _check_replica_gap(
@@ -590,9 +599,7 @@ class PartitionReplay(EpochChecks):
             and known is not None
             and known["state"] == implied["to"]
         ):
-            if implied["from"] is None or src == implied["from"]:
-                return  # the line of the transition an earlier line already stated
-            known = {**known, "state": implied["from"]}
+            known = implied["before"]  # judge the line's from-state against the state before the transition
         if not src or known is None:
             return
         allowed = {known["state"]}
@@ -617,7 +624,7 @@ class PartitionReplay(EpochChecks):
 
     def _set_replica(self, epoch: int, event: dict, replica: int, state: str) -> None:
         known = self.replicas.get(replica)
-        self.replicas[replica] = {"state": state, "ref": ref_of(event), "epoch": epoch}
+        self.replicas[replica] = {"state": state, "ref": ref_of(event), "epoch": epoch, "ts": event.get("ts")}
         if known is not None and known["state"] == state:
             return
         rows = self.r_rows.setdefault(replica, Intervals({**self.where, "replica": replica}))

@@ -148,16 +148,18 @@ def check_progression(previous: PartitionSnapshot, current: PartitionSnapshot) -
 
 
 def _newer_write(previous: PartitionSnapshot, current: PartitionSnapshot) -> bool:
-    """Is ``current`` a later write of the znode than ``previous``?
+    """Is ``current`` a later *controller decision* than ``previous``, the only kind of write I10 judges?
 
-    The controller epoch in a state belongs to the znode version that carries it. The controller's cache
-    can pair a version it did not write with its own epoch (2.3+ ``removeReplicasFromIsr`` caches
-    ``LeaderIsrAndControllerEpoch(leaderAndIsr, controllerContext.epoch)`` for partitions whose ISR lacks
-    the replica, K:controller/ReplicaStateMachine.scala@2.4.1:350-355, @3.9.0-rc3:365-369), and a later
-    request carries the znode's own epoch for the same version. Only a higher zkVersion (or, where
-    versions are not printed, a higher leader epoch) is a write an older controller could have made (I10)."""
-    if _known(previous.partition_epoch) and _known(current.partition_epoch):
-        return current.partition_epoch > previous.partition_epoch  # type: ignore[operator]
+    The controller epoch in a state is not the epoch of whoever wrote the znode last:
+    - the controller's cache pairs a version it did not write with its own epoch (2.3+
+      ``removeReplicasFromIsr`` caches ``LeaderIsrAndControllerEpoch(leaderAndIsr, controllerContext.epoch)``
+      for partitions whose ISR lacks the replica, K:controller/ReplicaStateMachine.scala@2.4.1:350-355,
+      @3.9.0-rc3:365-369), and a later request carries the znode's own epoch for the same version;
+    - a leader writes its ISR changes (zkVersion+1, same leader epoch) with the controller epoch of the
+      LeaderAndIsr that made it leader (K:cluster/Partition.scala@2.4.1:499 and 1168), older than the
+      current controller's when the new controller's request was ignored as not newer.
+    Every controller decision writes leaderEpoch+1 (I8): only a higher leader epoch is a write an older
+    controller should never have made."""
     if _known(previous.leader_epoch) and _known(current.leader_epoch):
         return current.leader_epoch > previous.leader_epoch  # type: ignore[operator]
     return False

@@ -121,7 +121,9 @@ def test_a_cached_controller_epoch_for_an_unwritten_znode_is_no_regression():
     """2.3+ removeReplicasFromIsr caches LeaderIsrAndControllerEpoch(leaderAndIsr, <new epoch>) for partitions
     whose ISR lacks the replica, without writing them (K:controller/ReplicaStateMachine.scala@2.4.1:350-355);
     a later UpdateMetadata carries the znode's own controller epoch for the same zkVersion (recorded by the lab,
-    real-2.4-zk-controller-kill). Same zkVersion = same znode: not an older controller's write."""
+    real-2.4-zk-controller-kill), and the leader's next ISR write carries the controller epoch of the request
+    that made it leader (K:cluster/Partition.scala@2.4.1:499,1168). Only a controller decision (leader epoch + 1)
+    written with an older controller epoch is one (I10)."""
     files = {
         "b3/state-change.log": [
             sc("10:00:00,000", um22(3, 2, 3, 0, "3, 2", 1, ce=2)),
@@ -129,7 +131,10 @@ def test_a_cached_controller_epoch_for_an_unwritten_znode_is_no_regression():
         ]
     }
     assert rules(replay_files(files), "controller_epoch_regression") == []
-    # a newer znode version written with an older controller epoch is still one (I10)
+    files["b3/state-change.log"].append(sc("10:00:09,000", um22(3, 2, 3, 0, "3, 2, 1", 2, ce=1)))  # the leader's write
+    assert rules(replay_files(files), "controller_epoch_regression") == []
+    del files["b3/state-change.log"][2]
+    # a newer decision (leader epoch + 1) written with an older controller epoch is still one (I10)
     files["b3/state-change.log"][1] = sc("10:00:05,000", um22(3, 2, 3, 1, "3, 2", 2, ce=1))
     assert [f.rule for f in rules(replay_files(files), "controller_epoch_regression")] == [
         "controller_epoch_regression"
