@@ -101,11 +101,17 @@ FILE_FIELDS: tuple[pa.Field, ...] = (
     pa.field("continuation_lines", pa.int64(), nullable=False),
     pa.field("quarantined", pa.int64(), nullable=False),
     pa.field("out_of_order", pa.int64(), nullable=False),
+    # added for issue 14 (nullable: a files table written before them has none)
+    pa.field("ts_invalid", pa.int64()),  # records whose ts is null (attrs.ts_invalid)
+    pa.field("bom_lines", pa.int64()),  # lines that began with a byte-order mark (removed)
+    pa.field("ansi_lines", pa.int64()),  # lines ANSI escapes were removed from
+    pa.field("control_lines", pa.int64()),  # text lines kept with control characters
     pa.field("dialect", pa.string()),
     pa.field("compressed", pa.bool_()),
     pa.field("read_error", pa.string()),
 )
 FILE_SCHEMA = pa.schema(FILE_FIELDS)
+FILE_COUNTS = tuple(f.name for f in FILE_FIELDS if f.type == pa.int64())  # a file summary's counters
 
 _TIMELINE_TAIL = (
     pa.field("seq", pa.int32()),

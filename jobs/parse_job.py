@@ -26,7 +26,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
-from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA, PARSE_TABLES
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA, FILE_COUNTS, PARSE_TABLES
 from kafka_forensics.parsers.gc_pause import cyclic_gc_paused
 from kafka_forensics.parsers.records import ParseOptions, parse_file
 
@@ -40,7 +40,6 @@ MAX_LENGTH_CONF = "spark.sql.sources.binaryFile.maxLength"
 EVENT, QUARANTINE, FILE = "event", "quarantine", "file"
 BATCH_ROWS = 8192
 UNIFIED_SCHEMA = pa.schema([f.with_nullable(True) for f in EVENTS_SCHEMA] + [pa.field(ROW_KIND, pa.string())])
-_FILE_COUNTS = ("lines_read", "records", "continuation_lines", "quarantined", "out_of_order")
 
 
 def _event_batches(rows: list[list], kind: str | None = EVENT):
@@ -79,7 +78,7 @@ def _quarantine_rows(rows: list[dict]) -> list[list]:
 
 
 def _file_row(summary: dict) -> list:
-    attrs = {k: str(summary[k]) for k in _FILE_COUNTS}
+    attrs = {k: str(summary[k]) for k in FILE_COUNTS}
     attrs["compressed"] = "true" if summary["compressed"] else "false"
     if summary["read_error"]:
         attrs["read_error"] = summary["read_error"]
@@ -126,6 +125,11 @@ class ParseSummary:
     continuation_lines: int = 0
     quarantined: int = 0
     out_of_order: int = 0
+    ts_invalid: int = 0  # records kept with ts null (attrs.ts_invalid says why)
+    bom_lines: int = 0
+    ansi_lines: int = 0
+    control_lines: int = 0
+    notes: list[str] = field(default_factory=list)  # inputs skipped or read once (discovery)
     by_event_type: dict[str, int] = field(default_factory=dict)
     by_dialect: dict[str, int] = field(default_factory=dict)
     quarantine_reasons: dict[str, int] = field(default_factory=dict)
@@ -163,7 +167,7 @@ def quarantine_of(unified_or_staged: DataFrame) -> DataFrame:
 
 def files_of(unified_or_staged: DataFrame) -> DataFrame:
     columns = [F.col("source_file")]
-    columns += [F.col("attrs")[k].cast("long").alias(k) for k in _FILE_COUNTS]
+    columns += [F.col("attrs")[k].cast("long").alias(k) for k in FILE_COUNTS]
     columns += [
         F.col("dialect"),
         (F.col("attrs")["compressed"] == "true").alias("compressed"),
@@ -181,7 +185,8 @@ def _staged(spark: SparkSession, staging: str, kind: str) -> DataFrame:
 
 
 def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: ParseOptions) -> ParseSummary:
-    files = discover(spark, inputs)
+    notes: list[str] = []
+    files = discover(spark, inputs, notes)
     _check_sizes(spark, files)
     staging = f"{out_dir}/_staging"
     try:
@@ -211,6 +216,7 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
         if direct is not None:
             shutil.rmtree(direct, ignore_errors=True)  # left only when no file had events
         summary = summarize(spark, out_dir)
+        summary.notes = notes
     except KafkaForensicsError:
         raise
     except Exception as err:
@@ -255,6 +261,8 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
         entry = row.asDict()
         summary.files.append(entry)
         summary.lines_read += entry["lines_read"]
+        for counter in ("ts_invalid", "bom_lines", "ansi_lines", "control_lines"):
+            setattr(summary, counter, getattr(summary, counter) + (entry[counter] or 0))
         if entry["read_error"]:
             summary.read_errors.append(f"{entry['source_file']}: {entry['read_error']}")
     events = spark.read.parquet(f"{out_dir}/events")

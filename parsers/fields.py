@@ -480,6 +480,9 @@ def apply_fields(pairs: list[tuple[str, str]]) -> Columns:
 _OTHER_IDENT_RULES: tuple[tuple[re.Pattern, tuple[str, ...]], ...] = (
     # "[Controller-0-to-broker-1-send-thread], " (0.8–1.0 RequestSendThread)
     (re.compile(r"^\[Controller-(\d+)-to-broker-(\d+)-send-thread\]"), ("controller_id", "target_broker")),
+    # LogContext of the controller's channel to one broker: "[Controller id=1, targetBrokerId=3] "
+    # (core/src/main/scala/kafka/controller/ControllerChannelManager.scala@3.9.0-rc3:123, @1.0.0:112)
+    (re.compile(r"^\[Controller id=(\d+), targetBrokerId=(\d+)\]"), ("controller_id", "target_broker")),
     # "[RequestSendThread controllerId=0] ", "[PartitionStateMachine controllerId=1] ", ...
     (re.compile(r"controllerId=(\d+)"), ("controller_id",)),
     # "[Partition state machine on Controller 0]: ", "[Channel manager on controller 1]: ", ...

@@ -25,7 +25,7 @@ _GRAMMAR_PACKAGE = "kafka_forensics.parsers"
 _SHARED_FILES = ("header.lark", "fields.lark")
 _DIRECTIVE_RE = re.compile(r"^//@\s*(\S+)\.\.(\S+)\s*(kraft)?\s*$")
 _DEFINITION_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\.-?\d+)?\s*:")
-START_SYMBOLS = ("record", "other_record", "continuation")
+START_SYMBOLS = ("record", "other_record", "header_record", "continuation")
 
 
 @dataclass(frozen=True)
