@@ -45,6 +45,7 @@ from kafka_forensics.replay.cluster import (
 )
 from kafka_forensics.replay.findings import SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
+from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED, PARTITION_TEXT
 from kafka_forensics.replay.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11, stale_epoch_finding
 
 from .filters import EventFilter, apply_place, apply_time
@@ -305,6 +306,20 @@ def _stale_rows(key: tuple, events: list[dict]) -> list[dict]:
     return [{ROW_KIND: "finding", **stale_epoch_finding(key[0], events).to_row()}]
 
 
+def _per_partition(ev: DataFrame) -> DataFrame:
+    """Lines that name their partitions only in text, once per partition (``partition_view.per_partition_events``)."""
+    text = F.explode(F.split(F.col("attrs")["partitions"], ","))
+    named = ev.filter(F.col("event_type") == OFFLINE_REPLICAS_MARKED).withColumn("kf_partition_text", F.trim(text))
+    found = F.regexp_extract("kf_partition_text", PARTITION_TEXT, 2)
+    return (
+        named.filter(found != "")
+        .withColumn("topic", F.regexp_extract("kf_partition_text", PARTITION_TEXT, 1))
+        .withColumn("partition", found.cast("int"))
+        .withColumn("replica", F.col("target_broker"))
+        .drop("kf_partition_text")
+    )
+
+
 def _stale_epoch_lines(df: DataFrame) -> DataFrame:
     """Refusals of a stale controller epoch and top-level error-11 responses (``stale_epochs.is_stale_epoch_event``)."""
     return df.filter(
@@ -330,7 +345,7 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
     contexts_bc = spark.sparkContext.broadcast(contexts)
     partition_events = ev.filter(
         F.col("topic").isNotNull() & F.col("partition").isNotNull() & F.col("event_type").isin(*PARTITION_EVENT_TYPES)
-    )
+    ).unionByName(_per_partition(ev))
     if options.topic is not None:
         partition_events = partition_events.filter(F.col("topic") == options.topic)
     if options.partition is not None:

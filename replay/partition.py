@@ -48,6 +48,7 @@ from .partition_view import (
     FAILURE_TYPES,
     LEADER_ISR_CHANGE,
     LEADER_ISR_TYPES,
+    OFFLINE_REPLICAS_MARKED,
     Observation,
     PartitionStatus,
     apply_observation,
@@ -70,6 +71,7 @@ PARTITION_EVENT_TYPES = frozenset(
     | FAILURE_TYPES
     | {"replica_state_change", "leader_election_aborted", "kraft_alter_partition_rejected", "partition_created"}
     | {"stale_leader_epoch_rejected"}  # a broker refusing a stale request: evidence of a stale read
+    | {OFFLINE_REPLICAS_MARKED}  # once per partition it names (partition_view.per_partition_events)
     | KRAFT_PARTITION_TYPES
 )
 
@@ -214,6 +216,10 @@ class PartitionReplay(EpochChecks):
             self._alter_partition_rejected(epoch, event)
         elif et == "partition_created":
             self._partition_created(event)
+        elif et == OFFLINE_REPLICAS_MARKED and event.get("replica") is not None:
+            # the controller then moves the replica to OfflineReplica (onReplicasBecomeOffline,
+            # K:controller/KafkaController.scala@3.9.0-rc3:1446-1447): its TRACE line, if logged, confirms it
+            self._implied_replica_transition(epoch, event, event["replica"], R.OfflineReplica)
         elif et == "stale_leader_epoch_rejected":
             # Kafka's answer to every failover when the epoch is equal (K:server/ReplicaManager.scala@2.2.2:1089-1093):
             # never a finding of its own, only evidence of a stale read it refused.

@@ -11,6 +11,7 @@ bump, K:cluster/Partition.scala@2.4.1 maybeShrinkIsr).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
@@ -152,3 +153,31 @@ def apply_observation(cur: PartitionStatus, obs: Observation) -> PartitionStatus
     if obs.partition_epoch is not None and obs.partition_epoch >= 0:
         changes["partition_epoch"] = obs.partition_epoch
     return cur.with_(**changes) if changes else cur
+
+
+# ``Mark replicas t-0,t-1 on broker B as offline`` (KafkaController.scala@1.0.0:1544 .. @3.9.0-rc3:1446, after a
+# LeaderAndIsr response with KAFKA_STORAGE_ERROR; then onReplicasBecomeOffline) and the ZooKeeper-migration
+# ``Found t-0,t-1 on broker B as offline`` (MigrationPropagatorBatch.scala@3.4.0:61 .. @3.9.0-rc3:61) name their
+# partitions only in text: the line is a fact about replica B of each one.
+OFFLINE_REPLICAS_MARKED = "offline_replicas_marked"
+# TopicPartition.toString is "topic-partition"; a topic name is [a-zA-Z0-9._-]+, so the number after the last "-"
+# is the partition (clients/src/main/java/org/apache/kafka/common/TopicPartition.java@3.9.0-rc3:66).
+PARTITION_TEXT = r"^(.+)-(\d+)$"
+_PARTITION_TEXT = re.compile(PARTITION_TEXT)
+
+
+def per_partition_events(event: dict) -> list[dict]:
+    """The line once per partition it names, with ``topic``, ``partition`` and ``replica`` (= the broker)."""
+    out = []
+    for text in ((event.get("attrs") or {}).get("partitions") or "").split(","):
+        found = _PARTITION_TEXT.match(text.strip())
+        if found:
+            out.append(
+                {
+                    **event,
+                    "topic": found.group(1),
+                    "partition": int(found.group(2)),
+                    "replica": event.get("target_broker"),
+                }
+            )
+    return out

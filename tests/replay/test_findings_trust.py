@@ -479,3 +479,57 @@ def test_refusals_of_one_zombie_by_several_brokers_are_one_finding():
     files = {f"b{b}/state-change.log": [sc("10:00:00,000", refusal.format(b=b), level="WARN")] for b in (2, 3)}
     [found] = rules(replay_files(files), "stale_epoch_rejected")
     assert found.evidence_count == 2 and found.controller_epoch == 7 and "brokers 2, 3" in found.summary
+
+
+# ---- class 11: what the six templates mean ----------------------------------------------------------------
+def test_marked_offline_replicas_are_offline_in_the_replay():
+    """``Mark replicas t-p,... on broker B as offline`` (K:controller/KafkaController.scala@2.4.1:1257, after a
+    LeaderAndIsr response with KAFKA_STORAGE_ERROR) is followed by onReplicasBecomeOffline: replica B of each
+    partition goes OfflineReplica, and its TRACE line, when logged, confirms it (no gap)."""
+    files = {
+        "b1/state-change.log": [
+            sc(
+                "10:00:00,000",
+                "[Controller id=1 epoch=6] Changed state of replica 2 for partition orders-0 from NewReplica to OnlineReplica",
+            ),
+            sc(
+                "10:00:00,001",
+                "[Controller id=1 epoch=6] Changed state of replica 2 for partition orders-1 from NewReplica to OnlineReplica",
+            ),
+            sc(
+                "10:05:00,000", "[Controller id=1] Mark replicas orders-0,orders-1 on broker 2 as offline", level="INFO"
+            ),
+            sc(
+                "10:05:00,001",
+                "[Controller id=1 epoch=6] Changed state of replica 2 for partition orders-0 from OnlineReplica to OfflineReplica",
+            ),
+        ]
+    }
+    result = replay_files(files, kafka_version="2.4")
+    states = {(r["partition"], r["state"]): r["cause"] for r in result.replica_intervals}
+    assert (
+        states[(0, "OfflineReplica")] == "b1/state-change.log:3"
+        and states[(1, "OfflineReplica")] == "b1/state-change.log:3"
+    )
+    assert rules(result, "state_gap") == []
+
+
+def test_a_local_removal_is_not_a_leader_change():
+    """RaftReplicaManager 'Metadata batch N: locally removed: MetadataPartition(...)' (K:server/RaftReplicaManager
+    .scala@2.8.2:226) deletes the broker's replica; the partition's leader and ISR do not change."""
+    mp = "MetadataPartition(orders,0,{leader},{le},[1, 2, 3],[{isr}],{pe},[],[],[])"
+    files = {
+        "b1/state-change.log": [
+            sc(
+                "10:00:00,000",
+                "[Broker id=1] Metadata batch 10: locally changed: " + mp.format(leader=1, le=4, isr="1, 2", pe=9),
+            ),
+            sc(
+                "10:00:01,000",
+                "[Broker id=1] Metadata batch 11: locally removed: " + mp.format(leader=3, le=2, isr="3", pe=5),
+            ),
+        ]
+    }
+    result = replay_files(files)
+    assert [(r["leader"], r["leader_epoch"]) for r in result.partition_intervals] == [(1, 4)]
+    assert [f for f in result.findings if f.severity != "info"] == []
