@@ -14,6 +14,7 @@ anomaly of one rule on one partition or cluster), the evidence lines they cite, 
     python bench/findings_census.py                          # samples + ../shared/real-logs
     python bench/findings_census.py ../wt-lab/sample_logs/real-*   # recorded incidents too
     python bench/findings_census.py --json OUT.json ...      # the rows, to compare two runs
+    python bench/findings_census.py --compare BEFORE.json ...  # a Markdown before/after table
 
 It never times anything (the numbers are counts, the same on every machine).
 """
@@ -118,12 +119,41 @@ def inputs(args: list[str]) -> list[tuple[str, Path, list[Path], dict | None]]:
     return out
 
 
+def _cell(row: dict | None) -> str:
+    if row is None:
+        return "-"
+    by = ", ".join(f"{k} {v}" for k, v in row["by_rule"].items()) or "none"
+    t = row["truth"]
+    verdict = ""
+    if t:
+        verdict = f"; truth {t['must_found']}/{t['must']}" + (
+            f", {len(t['violations'])} must-not" if t["violations"] else ""
+        )
+    return f"{row['episodes']} ({row['loud']} above info): {by}{verdict}"
+
+
+def compare(before: list[dict], after: list[dict]) -> str:
+    """A Markdown table: per input, findings before and episodes after, by rule:severity."""
+    old = {r["input"]: r for r in before}
+    lines = ["| input | before: findings | after: episodes |", "|---|---|---|"]
+    for r in after:
+        b = old.get(r["input"])
+        if b is not None and b["by_rule"] == r["by_rule"] and b["truth"] == r["truth"]:
+            continue  # unchanged
+        lines.append(f"| {r['input']} | {_cell(b)} | {_cell(r)} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("inputs", nargs="*", help="incident folders (default: sample_logs/* and ../shared/real-logs)")
     ap.add_argument("--json", help="write the rows here")
+    ap.add_argument("--compare", help="a --json file of an earlier run: print a before/after table of what changed")
     args = ap.parse_args()
     rows = [census(*i) for i in inputs(args.inputs)]
+    if args.compare:
+        print(compare(json.loads(Path(args.compare).read_text()), rows))
+        print()
     total = Counter()
     for r in rows:
         total.update(r["by_rule"])

@@ -192,13 +192,26 @@ def collect_arrow(df: DataFrame) -> list[dict]:
 
 
 def top_findings(spark: SparkSession, out_dir: str, n: int) -> list[dict]:
-    """The ``n`` most severe findings of a replay output (then earliest, then by id): what the CLI prints."""
+    """The ``n`` most severe findings (episodes) of a replay output (then earliest, then by id): what the CLI prints."""
     rank = F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity"))
     return collect_arrow(
         spark.read.parquet(f"{out_dir}/{FINDINGS}")
         .withColumn("_rank", rank)
         .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
-        .select("rule", "severity", "topic", "partition", "replica", "controller_epoch", "ts", "summary", "evidence")
+        .select(
+            "rule",
+            "severity",
+            "topic",
+            "partition",
+            "replica",
+            "controller_epoch",
+            "controller_epoch_end",
+            "ts",
+            "ts_end",
+            "summary",
+            "evidence",
+            "evidence_count",
+        )
         .limit(n)
     )
 
@@ -309,7 +322,11 @@ def _stale_rows(key: tuple, events: list[dict]) -> list[dict]:
 def _per_partition(ev: DataFrame) -> DataFrame:
     """Lines that name their partitions only in text, once per partition (``partition_view.per_partition_events``)."""
     text = F.explode(F.split(F.col("attrs")["partitions"], ","))
-    named = ev.filter(F.col("event_type") == OFFLINE_REPLICAS_MARKED).withColumn("kf_partition_text", F.trim(text))
+    named = (
+        ev.filter(F.col("event_type") == OFFLINE_REPLICAS_MARKED)
+        .withColumn("kf_partition_text", text)
+        .withColumn("kf_partition_text", F.trim("kf_partition_text"))
+    )
     found = F.regexp_extract("kf_partition_text", PARTITION_TEXT, 2)
     return (
         named.filter(found != "")

@@ -28,9 +28,11 @@ SEVERITIES = (CRITICAL, ERROR, WARNING, INFO)  # most severe first
 RULES: dict[str, str] = {
     "illegal_transition": "a logged transition the era's state machine forbids, or Kafka's own refused/failed state change",
     "state_gap": "the logged from-state differs from the replayed state, or implied lines are absent: lines are missing",
-    "leader_isr_mismatch_after_failover": "a new controller's leader/ISR differs from the previous controller's without a "
-    "logged cause, or keeps dead brokers as leader/ISR (KAFKA-3143)",
-    "concurrent_controllers": "two controllers acting in overlapping time, one epoch claimed twice, or a zombie controller",
+    "leader_isr_mismatch_after_failover": "a new controller starts from a stale read of the partition state (a leader "
+    "epoch or zkVersion below the last write, dead brokers back in the ISR), differs from the previous controller's "
+    "state without a logged cause, or keeps dead brokers as leader/ISR (KAFKA-3143)",
+    "concurrent_controllers": "a deposed controller still acting (a state change or request with its old epoch after a "
+    "newer epoch began), or one epoch claimed twice",
     "stale_epoch_rejected": "a request or write was refused because its controller (or partition) epoch was stale",
     "leader_not_in_isr": "a leader outside its ISR (I2)",
     "isr_not_subset_of_replicas": "an ISR member outside the assigned replicas (I3; transient during reassignment, KAFKA-9672)",
@@ -40,7 +42,8 @@ RULES: dict[str, str] = {
     "leader_epoch_reused": "one leader epoch with two different leaders (I8)",
     "partition_epoch_regression": "a zkVersion / partition epoch lower than one already established (I9)",
     "controller_epoch_regression": "a controller epoch lower than one already seen (I5/I10)",
-    "unclean_election": "a leader elected from outside the ISR: committed data may be lost (I11)",
+    "unclean_election": "a leader elected from outside the ISR: committed data may be lost (I11); critical with direct "
+    "evidence (RECOVERING, Kafka's own warning, the ISR at the version just before), else a warning",
     "offline_with_live_replicas": "a partition left without a leader while replicas of it were on live brokers",
     # KRaft (replay/kraft.py): the __cluster_metadata records against snapshots and broker views
     "partition_epoch_gap": "KRaft: a snapshot or a broker states a partition epoch the replayed metadata records do not "
