@@ -21,7 +21,7 @@ from kafka_forensics.statemachines.states import ReplicaState as R
 from .cluster import ClusterContext
 from .findings import ERROR, INFO, WARNING, Finding, ref_of
 from .findings import fmt_ints as _fmt
-from .partition_view import CONTROLLER_VIEW, DECISION, Observation, PartitionStatus
+from .partition_view import CONTROLLER_VIEW, DECISION, LEADER_ISR_CHANGE, Observation, PartitionStatus
 
 if TYPE_CHECKING:  # the replay imports this mixin
     from .partition import Intervals, ReplayConfig
@@ -166,11 +166,16 @@ class EpochChecks:
         if source == DECISION:
             self.pending_failover = None  # an election or ISR write of the new controller: fresh from ZooKeeper
             return False
+        if source == LEADER_ISR_CHANGE:
+            # a leader's ISR write after the new epoch began races with the new controller's first read
+            # (initializeControllerContext); its ISR change notification reaches the controller later
+            pending["explained"] = True
+            return False
         if source != CONTROLLER_VIEW or not obs.has_state:
             return False
         self.pending_failover = None
-        prev, prev_ref = self.last_write
-        versioned, versioned_ref = self.last_versioned
+        prev, prev_ref = pending["write"]
+        versioned, versioned_ref = pending["versioned"]
         if versioned is not None and _known(obs.partition_epoch) and obs.partition_epoch <= versioned.partition_epoch:  # type: ignore[operator]
             # Versions decide: the new controller read the last versioned write, or an older one. A leader's
             # line without a version after it ("Shrinking ISR from ..." is only a proposal from 2.7, sent as
@@ -189,7 +194,7 @@ class EpochChecks:
             }
             self._stale_read(epoch, event, obs, prev, prev_ref, pending, diffs)
             return True
-        if not diffs or self._explained_by_liveness(prev, obs, pending["ts"], event.get("ts")):
+        if not diffs or pending["explained"] or self._explained_by_liveness(prev, obs, pending["ts"], event.get("ts")):
             return False
         known = {c.controller_epoch for c in self.ctx.controllers}
         missing = [e for e in range(pending["from_epoch"] + 1, epoch) if e not in known]

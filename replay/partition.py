@@ -252,7 +252,15 @@ class PartitionReplay(EpochChecks):
         if self.epoch is not None:
             self._end_of_epoch()
             if epoch > self.epoch and self.last_write[0] is not None:
-                self.pending_failover = {"ts": self.epoch_last_ts, "from_epoch": self.epoch}
+                # what the previous controllers had written when this epoch began: the new controller's first
+                # read cannot be older (versions), and may or may not hold a leader's write racing with it
+                self.pending_failover = {
+                    "ts": self.epoch_last_ts,
+                    "from_epoch": self.epoch,
+                    "write": self.last_write,
+                    "versioned": self.last_versioned,
+                    "explained": False,
+                }
         if self.first_epoch is None:
             self.first_epoch = epoch
         self.epoch = epoch

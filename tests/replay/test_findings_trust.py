@@ -104,6 +104,24 @@ def test_clean_failover_reports_nothing():
     assert [f for f in replay_files(files).findings if f.severity != "info"] == []
 
 
+def test_a_leader_write_racing_with_the_new_controllers_read_is_no_mismatch():
+    """A leader shrinking its ISR just after the new controller started may or may not be in the new
+    controller's first read (initializeControllerContext, K:controller/KafkaController.scala@2.2.2:237-262); its
+    ISR change notification reaches the controller later. Recorded from real 0.10.2 (lab
+    real-0.10-zk-controller-kill). The shrink line: K:cluster/Partition.scala@2.2.2:642."""
+    files = stale_failover()
+    files["b2/state-change.log"] = [sc("10:05:00,020", um22(2, 6, 1, 5, "1, 2", 8, ce=5))]
+    del files["b1/state-change.log.1"]
+    files["b1/server.log"] = [
+        server(
+            "10:05:00,010",
+            "[Partition orders-0 broker=1] Shrinking ISR from 1,2 to 1. Leader: (highWatermark: 5, endOffset: 9). "
+            "Out of sync replicas: (brokerId: 2, endOffset: 5).",
+        )
+    ]
+    assert [f for f in replay_files(files).findings if f.severity != "info"] == []
+
+
 def test_update_metadata_for_a_topic_being_deleted_is_no_regression():
     """LeaderAndIsr.duringDelete(isr) = LeaderAndIsr(-2, isr) with the initial leader epoch and zkVersion 0
     (K:api/LeaderAndIsr.scala@1.1.1:26-29, K:controller/ControllerChannelManager.scala@2.2.2:374-376,
