@@ -176,7 +176,8 @@ class EpochChecks:
         self.pending_failover = None
         prev, prev_ref = pending["write"]
         versioned, versioned_ref = pending["versioned"]
-        if versioned is not None and _known(obs.partition_epoch) and obs.partition_epoch <= versioned.partition_epoch:  # type: ignore[operator]
+        seen_version = versioned.partition_epoch if versioned is not None else None
+        if seen_version is not None and obs.partition_epoch is not None and 0 <= obs.partition_epoch <= seen_version:
             # Versions decide: the new controller read the last versioned write, or an older one. A leader's
             # line without a version after it ("Shrinking ISR from ..." is only a proposal from 2.7, sent as
             # AlterIsr/AlterPartition, K:cluster/Partition.scala@3.9.0-rc3:1267-1279; committed it is "ISR
