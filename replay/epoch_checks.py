@@ -1,10 +1,11 @@
-"""Findings a replayed partition can only be judged on at the end of a controller epoch.
+"""Findings a replayed partition can only be judged on over a span: an offline episode, a failover.
 
-Kafka's own refused/failed state changes (reported once the epoch shows whether the partition
-recovered), creations whose replica lines are absent, a new controller starting from a state the
-old one did not leave (failover consistency), dead leaders/ISR members kept after a failover
-(KAFKA-3143) and partitions left offline while replicas are live. Mixed into ``PartitionReplay``;
-the state it reads is documented there.
+Kafka's own refused/failed state changes (reported once the episode shows whether the partition
+came back online), creations whose replica lines are absent, a new controller starting from a
+stale read or from a state the old one did not leave (failover consistency), dead leaders/ISR
+members kept after a failover (KAFKA-3143) and partitions left offline while replicas are live.
+Each finding names its episode (``Finding.episode``) so that ``findings.consolidate`` makes one
+finding of every line of it. Mixed into ``PartitionReplay``; the state it reads is declared here.
 """
 
 from __future__ import annotations

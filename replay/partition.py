@@ -8,8 +8,10 @@ Lines are put in replay order (``ordering``), then each one either moves the rep
   pair alone, so missing lines can never produce one (DESIGN: absence is not illegality);
 * a logged ``from X`` that differs from the replayed state is a *gap* (lines are missing);
 * Kafka's own ERROR lines for refused or failed state changes are illegal transitions too;
-* invariants, failover consistency and liveness are checked along the way and at the end of
-  every controller epoch (``partition_checks``).
+* invariants, failover consistency (stale reads), unclean elections and liveness are checked
+  along the way and at the end of every controller epoch (``partition_checks``, ``epoch_checks``);
+* every finding names its episode, and ``replay_partition`` hands back one finding per episode
+  (``findings.consolidate``), so the Spark job and the in-process replay give the same rows.
 
 A new controller re-derives states without logging them (``initializePartitionState`` /
 ``initializeReplicaState``, K:controller/PartitionStateMachine.scala@3.9.0-rc3:85-100,
