@@ -106,6 +106,12 @@ def grammar_sources() -> GrammarSources:
     return GrammarSources("\n".join(shared), templates)
 
 
+@functools.lru_cache(maxsize=1)
+def template_lives() -> dict[str, TemplateSpec]:
+    """Every template rule by name (the ``template`` column of an event): the Kafka releases that print it."""
+    return {name: spec for name, (spec, _) in grammar_sources().templates.items()}
+
+
 def templates_for(dialect: str) -> list[TemplateSpec]:
     """The templates a dialect's grammar holds (``auto``: all of them)."""
     specs = [spec for spec, _ in grammar_sources().templates.values()]

@@ -313,7 +313,12 @@ SIX_TEMPLATES = [
     ),
     # RaftReplicaManager.scala@2.8.0:223 and :226
     (line(f"[Broker id=1] Metadata batch 1234: locally changed: {_MP}"), "kraft_partition_change", {"leader": 3}),
-    (line(f"[Broker id=1] Metadata batch 1234: locally removed: {_MP}"), "kraft_partition_change", {"topic": "orders"}),
+    # a local removal (the broker deletes its replica), not a leader/ISR change: its own event type (issue 14 item 11)
+    (
+        line(f"[Broker id=1] Metadata batch 1234: locally removed: {_MP}"),
+        "kraft_partition_removed",
+        {"topic": "orders"},
+    ),
 ]
 
 
