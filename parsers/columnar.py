@@ -115,7 +115,7 @@ def parse_file_columnar(data: bytes, source_file: str, options: ParseOptions | N
         if data[:2] == GZIP_MAGIC:
             compressed = True
             data, read_error = _decompress(data)
-        dialect = file_dialect(options, _head_texts(data, options))
+        dialect = file_dialect(options, head_texts(_chunks(data), options))
         result = parse_range(iter([data]), source_file, options, dialect, 1, whole_file=True)
         result.summary["compressed"] = compressed
         result.summary["read_error"] = read_error
@@ -128,16 +128,29 @@ def parse_file_columnar(data: bytes, source_file: str, options: ParseOptions | N
         return result
 
 
-def _head_texts(data: bytes, options: ParseOptions) -> Iterator[str]:
-    """The texts dialect detection reads: the first readable lines (as ``parse_file`` gives it)."""
-    start = 0
-    step = 1 << 20
-    while start < len(data):
-        end = data.find(b"\n", min(start + step, len(data)))
-        end = len(data) if end < 0 else end + 1
-        block = read_block(data[start:end], 1, options.max_line_bytes, final=end >= len(data))
+def head_texts(pieces: Iterable[bytes], options: ParseOptions) -> Iterator[str]:
+    """The readable lines' texts from the start of a file given in pieces, read as they are
+    consumed (dialect detection reads the first ones only, as ``parse_file`` gives them)."""
+    pending = b""
+    line_no = 1
+    source = iter(pieces)
+    done = False
+    while not done:
+        piece = next(source, None)
+        done = piece is None
+        pending += piece or b""
+        cut = len(pending) if done else pending.rfind(b"\n") + 1
+        if cut <= 0:
+            continue
+        block = read_block(pending[:cut], line_no, options.max_line_bytes, final=done)
+        pending = pending[cut:]
+        line_no += len(block)
         yield from (t for t in block.texts() if t)
-        start, step = end, step * 4
+
+
+def _chunks(data: bytes, size: int = 1 << 20) -> Iterator[bytes]:
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
 
 
 # ---- a range of lines -------------------------------------------------------------------------------
