@@ -229,6 +229,7 @@ def local_splits(spark: SparkSession, files: list[InputFile], options: ParseOpti
         if (uri.getScheme() or "file") != "file":
             return None
         paths[f.uri] = str(uri.getPath())
+    split = split and not options.use_lark  # plain Lark (--lark) reads whole files, row by row
     size = int(spark.conf.get(SPLIT_CONF, str(SPLIT_BYTES))) if split else 1 << 62
     # the largest first: the last tasks to start are then the short ones
     return sorted(plan_splits(files, paths, options, size), key=lambda s: -(s.end - s.start))
@@ -375,19 +376,29 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
             setattr(summary, counter, getattr(summary, counter) + (entry[counter] or 0))
         if entry["read_error"]:
             summary.read_errors.append(f"{entry['source_file']}: {entry['read_error']}")
+    # one scan of three small columns: records, continuation lines and flags per event type
+    # (a dialect is a file's: its records come from the files table)
     events = spark.read.parquet(f"{out_dir}/events")
-    counted = events.agg(
-        F.count(F.lit(1)).alias("n"),
-        F.sum("n_continuation").alias("c"),
-        F.sum(F.col("ts_out_of_order").cast("int")).alias("o"),
-    ).first()
-    summary.records = int(counted["n"] or 0)
-    summary.continuation_lines = int(counted["c"] or 0)
-    summary.out_of_order = int(counted["o"] or 0)
+    per_type = (
+        events.groupBy("event_type")
+        .agg(
+            F.count(F.lit(1)).alias("n"),
+            F.sum("n_continuation").alias("c"),
+            F.sum(F.col("ts_out_of_order").cast("int")).alias("o"),
+        )
+        .orderBy("event_type")
+        .collect()
+    )
+    summary.by_event_type = {r["event_type"]: r["n"] for r in per_type}
+    summary.records = sum(r["n"] for r in per_type)
+    summary.continuation_lines = sum(int(r["c"] or 0) for r in per_type)
+    summary.out_of_order = sum(int(r["o"] or 0) for r in per_type)
+    for entry in summary.files:
+        if entry["records"]:
+            summary.by_dialect[entry["dialect"]] = summary.by_dialect.get(entry["dialect"], 0) + entry["records"]
+    summary.by_dialect = dict(sorted(summary.by_dialect.items()))
     quarantine = spark.read.parquet(f"{out_dir}/quarantine")
     summary.quarantined = quarantine.count()
-    summary.by_event_type = {r[0]: r[1] for r in events.groupBy("event_type").count().orderBy("event_type").collect()}
-    summary.by_dialect = {r[0]: r[1] for r in events.groupBy("dialect").count().orderBy("dialect").collect()}
     summary.quarantine_reasons = {
         r[0]: r[1] for r in quarantine.groupBy("reason").count().orderBy(F.desc("count"), "reason").limit(20).collect()
     }

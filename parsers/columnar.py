@@ -70,6 +70,7 @@ from .records import (
     file_dialect,
     line_parser,
     log_kind,
+    parse_file,
     parse_lines,
 )
 
@@ -106,6 +107,9 @@ class _Fallback(Exception):
 def parse_file_columnar(data: bytes, source_file: str, options: ParseOptions | None = None) -> SplitResult:
     """``parse_file(data, source_file, options)``, as one Arrow table of events."""
     options = options or ParseOptions()
+    if options.use_lark:  # the plain-Lark reference, row by row (``--lark``: comparisons, benchmarks)
+        reference = parse_file(data, source_file, options)
+        return SplitResult(rows_table(reference.rows), reference.quarantine, reference.summary)
     with cyclic_gc_paused():
         if looks_like_metadata_dump(data):
             owner = _path_broker(re.compile(options.broker_from_path), source_file)
