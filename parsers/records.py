@@ -37,7 +37,7 @@ import datetime as dt
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 from zoneinfo import ZoneInfo
 
 import pyarrow as pa
@@ -174,24 +174,95 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
         return FileResult(*parse_metadata_dump(data, source_file, path_owner, options.max_line_bytes))
     read, info = read_lines(data, options.max_line_bytes)
     lines = list(read)
-    if options.kafka_version:
-        dialect = dialect_for_version(options.kafka_version).name
-    else:
-        auto = line_parser(AUTO, options.layout, False)
-        dialect = detect_dialect((ln.text for ln in lines if ln.text), _contained(auto.classify))
-    classify = _contained(line_parser(dialect, options.layout, options.use_lark).classify)
-    pattern = re.compile(options.broker_from_path)
-    path_broker = _path_broker(pattern, source_file)
-    clock = _Clock(options.timezone)
-    event_types = _event_types()
-    kinds: dict = {}  # logger → log kind, per file
+    dialect = file_dialect(options, (ln.text for ln in lines if ln.text))
     result = FileResult()
+    counts, _ = parse_lines(lines, LineContext.of(source_file, dialect, options), result, None)
+    _fill_file_owner(result.rows)
+    result.summary = {
+        "source_file": source_file,
+        "lines_read": len(lines),
+        **counts,
+        **repair_counts(lines),
+        "dialect": dialect,
+        "compressed": info["compressed"],
+        "read_error": info["read_error"],
+    }
+    return result
+
+
+def file_dialect(options: ParseOptions, texts: Iterable[str]) -> str:
+    """The grammar a file is read with: ``--kafka-version``'s, or detected from its first lines."""
+    if options.kafka_version:
+        return dialect_for_version(options.kafka_version).name
+    auto = line_parser(AUTO, options.layout, False)
+    return detect_dialect(texts, _contained(auto.classify))
+
+
+@dataclass
+class LineContext:
+    """What turning one file's lines into rows needs besides the lines (per file, or per split)."""
+
+    source_file: str
+    dialect: str
+    options: ParseOptions
+    classify: Any
+    pattern: re.Pattern
+    path_broker: int | None
+    clock: _Clock
+    event_types: dict[str, str]
+    kinds: dict  # logger → log kind
+
+    @classmethod
+    def of(cls, source_file: str, dialect: str, options: ParseOptions) -> LineContext:
+        pattern = re.compile(options.broker_from_path)
+        return cls(
+            source_file,
+            dialect,
+            options,
+            _contained(line_parser(dialect, options.layout, options.use_lark).classify),
+            pattern,
+            _path_broker(pattern, source_file),
+            _Clock(options.timezone),
+            _event_types(),
+            {},
+        )
+
+    def event_row(self, parsed: LineResult, line: Line) -> list:
+        return _event_row(
+            parsed,
+            line,
+            self.source_file,
+            self.dialect,
+            self.event_types,
+            self.clock,
+            self.pattern,
+            self.path_broker,
+            self.kinds,
+        )
+
+    def quarantine_row(self, line_no: int, raw: str, reason: str) -> dict:
+        return {
+            "source_file": self.source_file,
+            "line_no": line_no,
+            "broker": self.path_broker,
+            "raw": raw,
+            "reason": reason,
+        }
+
+
+ORPHAN = "continuation line (stack trace) with no log record before it in this file"
+
+
+def parse_lines(lines, ctx: LineContext, result: FileResult, last_ts: int | None) -> tuple[dict, int | None]:
+    """The per-line loop (module docstring) over consecutive lines of one file, appending rows and
+    quarantine rows to ``result``; ``last_ts`` is the latest timestamp before these lines. Returns
+    the counts and the latest timestamp after them. The file owner is not filled in here."""
+    classify = ctx.classify
     current: list | None = None
     prefix = None  # the current record's tooling prefix
     stack: list[str] = []
     repairs = [False, 0, 0]  # the current record's bom, ANSI escapes, control characters
     counts = {"records": 0, "continuation_lines": 0, "quarantined": 0, "out_of_order": 0, "ts_invalid": 0}
-    last_ts = None
 
     def close() -> None:
         if current is not None:
@@ -205,11 +276,9 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
 
     def quarantine(line_no: int, raw: str, reason: str) -> None:
         counts["quarantined"] += 1
-        result.quarantine.append(
-            {"source_file": source_file, "line_no": line_no, "broker": path_broker, "raw": raw, "reason": reason}
-        )
+        result.quarantine.append(ctx.quarantine_row(line_no, raw, reason))
 
-    fast = line_parser(AUTO, options.layout, False).primary
+    fast = line_parser(AUTO, ctx.options.layout, False).primary
     record_start, tooling_prefix = fast.record_start, fast.line_prefix
     index = 0
     while index < len(lines):
@@ -230,9 +299,7 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
                 parsed = LineResult(CONTINUATION, message=inner)
         if parsed.kind == CONTINUATION:
             if current is None:
-                quarantine(
-                    line.line_no, line.text, "continuation line (stack trace) with no log record before it in this file"
-                )
+                quarantine(line.line_no, line.text, ORPHAN)
             else:
                 counts["continuation_lines"] += 1
                 stack.append(parsed.message if parsed.message is not None else line.text)
@@ -242,7 +309,7 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
             quarantine(line.line_no, line.text, parsed.reason or "not a log record")
             continue
         try:
-            row = _event_row(parsed, line, source_file, dialect, event_types, clock, pattern, path_broker, kinds)
+            row = ctx.event_row(parsed, line)
         except Exception as err:  # a bug on one line must not cost the file (module docstring)
             quarantine(line.line_no, line.text, _internal_error("building the record of this line", err))
             continue
@@ -265,17 +332,7 @@ def _parse_file(data: bytes, source_file: str, options: ParseOptions) -> FileRes
             counts["out_of_order"] += 1
         last_ts = ts if last_ts is None or ts > last_ts else last_ts
     close()
-    _fill_file_owner(result.rows)
-    result.summary = {
-        "source_file": source_file,
-        "lines_read": len(lines),
-        **counts,
-        **repair_counts(lines),
-        "dialect": dialect,
-        "compressed": info["compressed"],
-        "read_error": info["read_error"],
-    }
-    return result
+    return counts, last_ts
 
 
 def _internal_error(doing: str, err: Exception) -> str:
