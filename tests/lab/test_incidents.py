@@ -30,25 +30,6 @@ INCIDENTS = sorted(p.parent.name for p in (REPO / "sample_logs").glob("real-*/tr
 # issue 14 #8 (a line with the layout's header is a record): KafkaConfig/ProducerConfig dumps span hundreds
 # of lines before '(logger)' and the parser joins at most 50, so the header line and each setting are quarantined.
 HEADER_RECORDS = "issue 14 #8: multi-line config dumps (>50 lines) quarantined"
-# issue 14 #5 (a zombie needs an action): the deposed controller resigned without a request or state change
-# after the newer epoch began (lab/oracle.py finds none), yet concurrent_controllers is raised.
-ZOMBIE_WITHOUT_ACTION = "issue 14 #5: a zombie that never acted reported as concurrent_controllers"
-# issue 14 #6 (Kafka's own order is not a gap): 'state changed to ... after removing replica N from the ISR as
-# part of transition to OfflineReplica' precedes 'Changed state of replica N ... from OnlineReplica to
-# OfflineReplica'; at TRACE every broker failure raises state_gap warnings.
-ISR_REMOVAL_ORDER = "issue 14 #6: ISR removal logged before the OfflineReplica transition read as state_gap"
-# new: a new controller puts replicas on dead brokers in ReplicaDeletionIneligible without logging it
-# (ReplicaStateMachine.initializeReplicaState, ReplicaStateMachine.scala@2.4.1:68, @2.8.2:69, @3.9.0-rc3:69);
-# the logged 'from ReplicaDeletionIneligible' transition when the broker returns then raises state_gap.
-SILENT_INELIGIBLE = "new: failover's silent ReplicaDeletionIneligible (initializeReplicaState) read as state_gap"
-# new: a partition state's controllerEpoch is the epoch of the controller that last wrote the partition's znode
-# (a leader's own ISR write keeps the epoch it knows), so after a failover the new controller sends a lower one
-# for the same zkVersion: controller_epoch_regression errors on a clean failover.
-WRITER_EPOCH = "new: controllerEpoch of the znode's last writer read as controller_epoch_regression"
-# new: during a topic deletion the controller's UpdateMetadata carries leader -2 (LeaderAndIsr.LeaderDuringDelete,
-# LeaderAndIsr.scala@2.4.1:24,28; ControllerChannelManager.scala@2.4.1:423) with leaderEpoch 0 and zkVersion 0:
-# a deletion marker read as leader and partition epoch regressions.
-DELETE_MARKER = "new: LeaderDuringDelete (-2, epoch 0) read as leader/partition epoch regressions"
 # new: offline_with_live_replicas is not raised when a partition stays offline after the broker of its
 # out-of-ISR replica comes back (the controller's election fails; describe shows 'Leader: none' while it runs).
 OFFLINE_LIVE_REPLICA = "new: offline with a live out-of-ISR replica not reported (offline_with_live_replicas)"
@@ -59,17 +40,8 @@ DELETED_TOPIC_LIVES = "new: a topic deleted at INFO level stays OnlinePartition 
 
 KNOWN_GAPS: list[tuple[str, str, str]] = [
     ("real-*", "records", HEADER_RECORDS),
-    ("real-*-unclean-election-tool", "must", OFFLINE_LIVE_REPLICA),
+    ("real-*-kraft-unclean-election-tool", "must", OFFLINE_LIVE_REPLICA),
     ("real-3.9-zk-topic-deletion", "final_state", DELETED_TOPIC_LIVES),
-    ("real-0.10-zk-zombie-controller", "must_not", ZOMBIE_WITHOUT_ACTION),
-    ("real-1.1-zk-zombie-controller", "must_not", ZOMBIE_WITHOUT_ACTION),
-    ("real-2.4-zk-zombie-controller", "must_not", ZOMBIE_WITHOUT_ACTION),
-    ("real-2.4-zk-zombie-controller", "must_not", WRITER_EPOCH),
-    ("real-2.4-zk-topic-deletion", "must_not", DELETE_MARKER),
-    ("real-*-zk-controlled-shutdown-trace", "must_not", ISR_REMOVAL_ORDER),
-    ("real-*-zk-unclean-election-trace", "must_not", ISR_REMOVAL_ORDER),
-    ("real-*-zk-controller-kill-trace", "must_not", SILENT_INELIGIBLE),
-    ("real-2.8-zk-zombie-controller-trace", "must_not", SILENT_INELIGIBLE),
 ]
 
 
