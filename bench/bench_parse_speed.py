@@ -2,6 +2,9 @@
 
     python bench/bench_parse_speed.py [--lines 1200000] [--parser-lines 200000] [--master local[2]]
 
+``--crossover``: the same comparison per file size (200 to 30,000 lines), behind
+``parsers.columnar.ROW_BY_ROW_BELOW``.
+
 1. **Parsers, same lines, in this process** (CPU seconds of this process, so other work on a shared
    machine skews all three alike): the columnar parse (``parsers.columnar``, Arrow table out),
    today's fast path (``parse_file`` plus the job's conversion of its rows to Arrow batches) and
@@ -21,6 +24,7 @@ Targets (issue 15): job >= 120k lines/s = 11 % of the copy (150k = 14 % beyond);
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import shutil
@@ -55,10 +59,10 @@ def parsers(count: int) -> None:
         name = "state-change.log"
         few = ("\n".join(lines[: count // 10]) + "\n").encode()
         # build grammars, plans and caches outside the timing
-        parse_file_columnar(few, name, options)
+        parse_file_columnar(few, name, options, row_by_row_below=0)
         parse_file(few, name, options)
         parse_file(few[:20000], name, ParseOptions(**{**options.__dict__, "use_lark": True}))
-        columnar = _cpu(lambda: parse_file_columnar(data, name, options))  # noqa: B023
+        columnar = _cpu(lambda: parse_file_columnar(data, name, options, row_by_row_below=0))  # noqa: B023
         fast = _cpu(lambda: list(_event_batches(parse_file(data, name, options).rows, None)))  # noqa: B023
         lark = _cpu(lambda: parse_file(few, name, ParseOptions(**{**options.__dict__, "use_lark": True}))) * 10  # noqa: B023
         n = len(lines)
@@ -68,6 +72,36 @@ def parsers(count: int) -> None:
             f"    columnar vs fast path: {fast / columnar:.2f}x   columnar vs plain Lark: {lark / columnar:.1f}x   "
             f"fast path vs plain Lark: {lark / fast:.1f}x"
         )
+
+
+def _repeat(times: int, fn, *args, **kwargs) -> None:
+    for _ in range(times):
+        fn(*args, **kwargs)
+
+
+def _rows_to_arrow(data: bytes, name: str, options: ParseOptions) -> None:
+    list(_event_batches(parse_file(data, name, options).rows, None))
+
+
+def crossover(sizes: tuple[int, ...] = (200, 1_000, 3_000, 10_000, 30_000)) -> None:
+    """Per file size: the columnar parse (forced column-wise) against ``parse_file`` + Arrow, the
+    measurement behind ``parsers.columnar.ROW_BY_ROW_BELOW``."""
+    for corpus in ("generated", "real"):
+        for n in sizes:
+            lines = generate_lines(n) if corpus == "generated" else _real_lines(n)
+            data = ("\n".join(lines) + "\n").encode()
+            options = ParseOptions(kafka_version="2.4") if corpus == "generated" else ParseOptions()
+            name = "state-change.log"
+            parse_file_columnar(data, name, options, row_by_row_below=0)  # plans and caches outside the timing
+            rounds = max(1, 20_000 // n)
+            columnar = _cpu(
+                functools.partial(_repeat, rounds, parse_file_columnar, data, name, options, row_by_row_below=0)
+            )
+            rows = _cpu(functools.partial(_repeat, rounds, _rows_to_arrow, data, name, options))
+            print(
+                f"crossover [{corpus}, {n:,} lines]: columnar {columnar / rounds * 1e3:.1f} ms, "
+                f"row by row {rows / rounds * 1e3:.1f} ms per file: {rows / columnar:.2f}x"
+            )
 
 
 def _timed(label: str, lines: int, run) -> tuple[float, float | None]:
@@ -143,11 +177,14 @@ def main() -> None:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--rounds", type=int, default=2, help="alternating copy/parse runs (the best of each counts)")
     ap.add_argument("--skip-job", action="store_true")
+    ap.add_argument("--crossover", action="store_true", help="also: columnar vs row by row per file size")
     args = ap.parse_args()
     print(
         f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}"
     )
     parsers(args.parser_lines)
+    if args.crossover:
+        crossover()
     if not args.skip_job:
         job(args.lines, args.master, args.rounds)
 

@@ -103,11 +103,23 @@ class _Fallback(Exception):
 
 # ---- whole files ------------------------------------------------------------------------------------
 
+# Below this many lines a plain file is parsed row by row (``parse_file``): the column-wise parse has
+# a fixed cost per file and per group of candidate templates (a Polars query each) that only a large
+# file pays back. Measured in one run on the same lines (bench/RESULTS.md, issue 15): on the generated
+# 2.4 log the columnar parse is 0.32x the row-by-row path at 200 lines, 0.76x at 3,000 and 1.42x at
+# 10,000; on the bundled samples' files (20 lines on average) 0.30x. The rows are the same
+# either way (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
+ROW_BY_ROW_BELOW = 5_000
 
-def parse_file_columnar(data: bytes, source_file: str, options: ParseOptions | None = None) -> SplitResult:
-    """``parse_file(data, source_file, options)``, as one Arrow table of events."""
+
+def parse_file_columnar(
+    data: bytes, source_file: str, options: ParseOptions | None = None, row_by_row_below: int = ROW_BY_ROW_BELOW
+) -> SplitResult:
+    """``parse_file(data, source_file, options)``, as one Arrow table of events; a plain file of fewer
+    than ``row_by_row_below`` lines, and ``--lark``, go through ``parse_file`` itself."""
     options = options or ParseOptions()
-    if options.use_lark:  # the plain-Lark reference, row by row (``--lark``: comparisons, benchmarks)
+    small = data[:2] != GZIP_MAGIC and data.count(b"\n") < row_by_row_below
+    if options.use_lark or small:  # --lark: the plain-Lark reference (comparisons, benchmarks)
         reference = parse_file(data, source_file, options)
         return SplitResult(rows_table(reference.rows), reference.quarantine, reference.summary)
     with cyclic_gc_paused():

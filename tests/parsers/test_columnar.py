@@ -55,7 +55,7 @@ def _rows(result_rows: list[list]) -> list[dict]:
 
 def assert_same(data: bytes, name: str, options: ParseOptions | None = None, lark: bool = False) -> None:
     options = options or ParseOptions()
-    got = parse_file_columnar(data, name, options)
+    got = parse_file_columnar(data, name, options, row_by_row_below=0)  # column-wise at any size
     oracles = [parse_file(data, name, options)]
     if lark:
         oracles.append(parse_file(data, name, ParseOptions(**{**options.__dict__, "use_lark": True})))
