@@ -76,7 +76,12 @@ class KraftOps:
         return True
 
     def apply(self, parts: Sequence[Partition]) -> None:
-        """Every running broker applies the metadata delta (ReplicaManager.applyDelta)."""
+        """Every running broker applies the metadata delta (ReplicaManager.applyDelta): every changed
+        partition it hosts is a local leader or follower change (``LocalReplicaChanges``), and
+        Partition.makeLeader/makeFollower skip one whose leader epoch is not new with a "Skipped the
+        become-leader/-follower" line (Partition.scala@3.9.0-rc3:803, :880) - an ISR change or a
+        fenced replica leaves the leader epoch alone. Fetchers restart only for a new leader epoch
+        (ReplicaManager.applyLocalFollowersDelta@3.9.0-rc3:2843, :2868)."""
         T = self.T
         for b in sorted(self.cl.live()):
             br = self.cl.brokers[b]
@@ -85,8 +90,6 @@ class KraftOps:
                 if b not in p.replicas:
                     continue
                 known = br.leader_epochs.get(p.name)
-                if known == p.leader_epoch:
-                    continue
                 item = (p, known is None, br.leaders.get(p.name), -1 if known is None else known)
                 (leaders if p.leader == b else followers).append(item)
             if not leaders and not followers:
@@ -97,15 +100,24 @@ class KraftOps:
                 for p, new, prev_leader, prev_epoch in leaders:
                     if new:
                         T.sc_creating(b, p)
-                    T.sc_leader(b, p, prev_leader, prev_epoch)
+                    if prev_epoch == p.leader_epoch:
+                        T.sc_leader_skipped(b, p, prev_epoch)
+                    else:
+                        T.sc_leader(b, p, prev_leader, prev_epoch)
             if followers:
                 T.sc_transitioning(b, len(followers), "followers")
+                restarted = 0
                 for p, new, prev_leader, prev_epoch in followers:
                     if new:
                         T.sc_creating(b, p)
-                    T.sc_follower(b, p, prev_leader, prev_epoch)
-                T.sc_fetchers(b, len(followers), False)
-                T.sc_fetchers(b, len(followers), True)
+                    if prev_epoch == p.leader_epoch:
+                        T.sc_follower_skipped(b, p, prev_epoch)
+                    else:
+                        T.sc_follower(b, p, prev_leader, prev_epoch)
+                        restarted += 1
+                if restarted:
+                    T.sc_fetchers(b, restarted, False)
+                    T.sc_fetchers(b, restarted, True)
             for p, *_ in leaders + followers:
                 br.leader_epochs[p.name] = p.leader_epoch
                 br.leaders[p.name] = p.leader
@@ -305,6 +317,7 @@ class KraftOps:
         ref = self.T.isr_updated(p.leader, p)
         p.hw = p.leo
         self.sim.note("isr_change", ref=ref, partition=p, old=old, new=list(new_isr))
+        self.apply([p])  # the replicas apply the PartitionChangeRecord too (skip lines: same leader epoch)
 
     def lag_out(self, p: Partition, replicas: Sequence[int]) -> None:
         self.isr_change(p, [r for r in p.isr if r not in set(replicas)])

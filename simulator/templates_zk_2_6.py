@@ -191,6 +191,10 @@ class Zk26Templates(Zk24Templates):
         )
         for it in items:
             self.leader_starts(b, it)
+            # ReplicaManager.makeLeaders@2.8.2:1568-1574: Partition.makeLeader logs "Leader .. starts"
+            # first, then returns false for a partition this broker already led.
+            if self.already_leader(b, it):
+                self.sc_b_leader_skipped(b, c, corr, it[0])
         for it in items if trace else ():
             o.sc(
                 b,
@@ -216,7 +220,7 @@ class Zk26Templates(Zk24Templates):
                 self.sc_b_leader_unavailable(b, c, corr, it[0])
                 continue
             self.follower_starts(b, it)
-            if it[3] == it[0][2]:
+            if self.follower_unchanged(it):
                 self.sc_b_follower_skipped(b, c, corr, it[0])
             else:
                 moving.append(it)
