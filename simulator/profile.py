@@ -79,6 +79,8 @@ PROFILES: dict[str, Profile] = {
     "2.8": Profile("2.8", "2.8.2", False, "2.13", "3146c6ff4a24cc24"),
     "3.6": Profile("3.6", "3.6.2", False, "2.13", "5e3c2b738d253ff5"),
     "3.9-kraft": Profile("3.9", "3.9.0", True, "2.13", "a60e31147e6b01ee"),
+    # 4.x is KRaft only; its controller lines are 3.9's except where a template says otherwise.
+    "4.1-kraft": Profile("4.1", "4.1.1", True, "2.13", "be816b82d25370ce"),
 }
 SUPPORTED = tuple(PROFILES)
 _BY_RELEASE: dict[tuple[str, bool], Profile] = {(p.line, p.kraft): p for p in PROFILES.values()}

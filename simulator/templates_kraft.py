@@ -165,9 +165,16 @@ class KraftTemplates(TemplatesBase):
         )
 
     def ctl_fencing(self, n, b):
-        # ReplicationControlManager@3.5.2-HEAD.
+        # ReplicationControlManager.java@3.9.0-rc3:1609 (unchanged on trunk of 2024-10, :1607); 4.x
+        # adds the broker epoch (kraft_broker_fenced__v40_session), as real 4.1.1 prints it:
+        # sample_logs/real-4.1-kraft-broker-fencing/broker-1/controller.log:52.
+        at_epoch = f" at epoch {self.cluster.brokers[b].broker_epoch}" if self.p.at_least("4.0") else ""
         return self.o.ctl(
-            n, INFO, RCM, f"{self.q(n)}Fencing broker {b} because its session has timed out.", "kraft_broker_fenced"
+            n,
+            INFO,
+            RCM,
+            f"{self.q(n)}Fencing broker {b}{at_epoch} because its session has timed out.",
+            "kraft_broker_fenced",
         )
 
     def ctl_changing(self, n, handler, count):

@@ -65,6 +65,7 @@ def test_every_line_parses_as_the_simulator_meant(case):
         ("unclean-election", "0.10.2", {"unclean_leader_election", "isr_shrink", "partition_state_change"}),
         ("unclean-election", "3.6", {"leader_recovery", "leader_starts", "partition_isr_removed"}),
         ("unclean-election", "3.9-kraft", {"unclean_leader_election", "kraft_broker_fenced", "leader_starts"}),
+        ("unclean-election", "4.1-kraft", {"unclean_leader_election", "kraft_broker_fenced", "leader_starts"}),
         ("kafka-3143", "1.1", {"partition_state_change_failed", "send_update_metadata"}),
         ("topic-deletion-stuck", "1.1", {"replica_state_change_failed", "topic_deletion_completed"}),
         ("topic-deletion-stuck", "2.4", {"topic_deletion_completed", "broker_metadata_deleted"}),
