@@ -265,6 +265,17 @@ class KraftTemplates(TemplatesBase):
             {"topic": p.topic.name, "partition": p.index},
         )
 
+    def ctl_unclean_failed(self, n, p: Partition, error: str):
+        # ReplicationControlManager.java@3.9.0-rc3:1711 WARN (unclean_leader_election_failed__v39).
+        return self.o.ctl(
+            n,
+            WARN,
+            RCM,
+            f"{self.q(n)}Cannot trigger unclean leader election for offline partition {p.name}: {error}",
+            "unclean_leader_election_failed",
+            {"topic": p.topic.name, "partition": p.index},
+        )
+
     def ctl_unclean_builder(self, n, p: Partition, leader: int):
         # PartitionChangeBuilder@3.6.2-HEAD: static logger, no prefix.
         return self.o.ctl(
