@@ -52,6 +52,14 @@ class Profile:
         return INFO if state_change_logger_at_info(self.version) else TRACE
 
     @property
+    def isr_through_controller(self) -> bool:
+        """From 2.7 a leader sends its ISR changes to the controller (AlterIsr, KIP-497; queued on the
+        controller's event thread, KafkaController.processAlterIsr@2.8.2:2287) instead of writing
+        them to ZooKeeper itself (Partition.scala@2.6.3 ``updateIsr``). Not a state-machine rule, so
+        not in ``core.rule_changes`` (whose entries split the eras)."""
+        return self.at_least("2.7")
+
+    @property
     def label(self) -> str:
         return f"{self.tag}{' (KRaft)' if self.kraft else ' (ZooKeeper)'}"
 

@@ -138,8 +138,9 @@ def _unclean_truth(sim: Simulation, since: int) -> None:
 
 def zombie_controller(sim: Simulation) -> None:
     """Controller 1's ZooKeeper session expires during a long GC pause; broker 2 becomes controller
-    (epoch E+1) while broker 1, not yet aware, processes a queued event with epoch E: its
-    LeaderAndIsr requests are rejected by the brokers (KAFKA-6082 / A3, I6)."""
+    (epoch E+1) while broker 1, not yet aware, works through its event queue with epoch E: from 2.7
+    a queued AlterIsr makes it send UpdateMetadata that the brokers refuse (KAFKA-6082 / A3, I6);
+    before 2.7 nothing is queued and it resigns without a request, as the recorded real zombies did."""
     ops = sim.ops
     sim.boot(controller=1)
     _wait(sim, 30_000, 60_000)

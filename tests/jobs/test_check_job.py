@@ -34,7 +34,7 @@ def verdict_of(out: Path) -> dict:
 @pytest.fixture(scope="module")
 def zombie(spark, tmp_path_factory):
     out = tmp_path_factory.mktemp("check") / "zombie"
-    result = check(str(SAMPLES / "sim-1.1-zombie-controller"), "--out", str(out))
+    result = check(str(SAMPLES / "sim-2.8-zombie-controller"), "--out", str(out))
     return result, out
 
 
@@ -97,7 +97,7 @@ def test_a_second_check_reuses_the_replay_and_runs_the_configured_suites(zombie,
     _, out = zombie
     config = tmp_path / "check.toml"
     config.write_text('suites = ["failover"]\n[severity]\nexpect_no_stale_epoch_rejections = "warning"\n')
-    result = check(str(SAMPLES / "sim-1.1-zombie-controller"), "--out", str(out), "--config", str(config))
+    result = check(str(SAMPLES / "sim-2.8-zombie-controller"), "--out", str(out), "--config", str(config))
     assert result.exit_code == 1, result.output
     assert "using the replay tables" in result.output
     verdict = verdict_of(out)
