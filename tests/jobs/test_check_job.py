@@ -58,10 +58,10 @@ def test_zombie_controller_fails_exactly_the_failover_expectations_its_truth_nam
     assert verdict["suites"]["events"]["success"] and verdict["suites"]["timelines"]["success"]
     failover = verdict["suites"]["failover"]["expectations"]
     assert failover["expect_no_concurrent_controllers"]["rule"] == "concurrent_controllers"
-    # one episode: controller 1's stale epoch 1, refused 8 times by brokers 2 and 3 (counted in the detail)
+    # one episode: controller 1's stale epoch 1, its UpdateMetadata refused by brokers 2 and 3 (counted in the detail)
     stale = failover["expect_no_stale_epoch_rejections"]
-    assert stale["unexpected_count"] == 1 and "8 refused request(s)" in stale["samples"][0]["detail"]
-    assert verdict["counts"]["events"] == 340
+    assert stale["unexpected_count"] == 1 and "2 refused request(s)" in stale["samples"][0]["detail"]
+    assert verdict["counts"]["events"] == 207
     assert verdict["findings_by_rule"]["concurrent_controllers"] == {"error": 1}
     assert verdict["inputs"]["replay"] == "computed"
     assert "FAILED" in result.output and "expect_no_concurrent_controllers" in result.output
