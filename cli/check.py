@@ -56,7 +56,7 @@ def check(
     \b
     Exit codes: 0 every expectation met; 1 expectations failed; 2 input or configuration error.
     Example:
-      kafka-forensics check sample_logs/sim-1.1-zombie-controller --out out/
+      kafka-forensics check sample_logs/sim-2.8-zombie-controller --out out/
     """
     state: dict = {"spark": None, "config": None, "info": {"inputs": list(inputs)}}
 

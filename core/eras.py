@@ -205,6 +205,19 @@ def state_change_logger_at_info(version: KafkaVersion) -> bool:
     return version >= STATE_CHANGE_AT_INFO_SINCE
 
 
+# config/log4j.properties@0.10.2.2:16 sends the root logger to stdout only (``log4j.rootLogger=INFO,
+# stdout``) and only ``kafka`` to server.log (:64 ``log4j.logger.kafka=INFO, kafkaAppender``); from
+# 0.11.0 the root logger writes server.log too (config/log4j.properties@0.11.0.2:18).
+ROOT_TO_SERVER_LOG_SINCE = KafkaVersion.parse("0.11.0")
+
+
+def reaches_server_log(logger: str, version: KafkaVersion) -> bool:
+    """Does a stock broker of ``version`` write an INFO line of ``logger`` to server.log? Before
+    0.11 only ``kafka.*`` loggers did: AppInfoParser's ``Kafka version`` (org.apache.kafka) and
+    ZkClient's session events (org.I0Itec.zkclient) went to stdout only."""
+    return version >= ROOT_TO_SERVER_LOG_SINCE or logger == "kafka" or logger.startswith("kafka.")
+
+
 # K:controller/PartitionStateMachine.scala@0.8.0:158-161 logs the state after the put as the previous
 # state; fixed by cef51736c70 (KAFKA-330 follow-up, first release 0.8.1).
 PREVIOUS_STATE_LOGGED_SINCE = KafkaVersion.parse("0.8.1")
@@ -385,6 +398,7 @@ __all__ = [
     "range_for_dialect",
     "range_for_line",
     "range_for_release",
+    "reaches_server_log",
     "require_zookeeper_controller",
     "state_change_logger_at_info",
     "zookeeper_version",

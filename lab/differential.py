@@ -8,7 +8,7 @@ release over the scenarios the lab also plays (failover, zombie, unclean electio
 deletion, and the "lifecycle" day with controlled shutdown and preferred election). Both
 differences are reported: shapes only real Kafka printed, and shapes only the simulator printed.
 The simulator writes 3.9 only as KRaft, so 3.9 ZooKeeper-mode incidents are compared with its 3.6
-(the same zk-3.x era), and 4.1 with its 3.9 KRaft.
+(the same zk-3.x era).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ SIM_VERSION = {
     ("2.8", "zookeeper"): "2.8",
     ("3.9", "zookeeper"): "3.6",
     ("3.9", "kraft"): "3.9-kraft",
-    ("4.1", "kraft"): "3.9-kraft",
+    ("4.1", "kraft"): "4.1-kraft",
 }
 SIM_SCENARIOS = (
     "clean-failover",

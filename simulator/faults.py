@@ -11,7 +11,7 @@ from typing import Callable, Optional, Sequence
 
 from kafka_forensics.core.errors import UsageError
 
-from .model import NEW_P, ONLINE_R, Controller, Partition
+from .model import NEW_P, Controller, Partition
 from .requests import Batch
 
 
@@ -107,9 +107,15 @@ def failover(sim, new_id: int, *, suppress_offline: bool = False) -> Controller:
 
 
 def zombie_controller(sim, zombie_id: int, new_id: int, topics: Optional[Sequence[str]] = None) -> Controller:
-    """KAFKA-6082 / A3: controller ``zombie_id`` loses its ZooKeeper session, ``new_id`` takes over
-    with epoch E+1, and the old controller still processes a queued broker-change event with epoch
-    E: it logs replica transitions and sends LeaderAndIsr requests that the brokers reject."""
+    """KAFKA-6082 / A3: controller ``zombie_id`` loses its ZooKeeper session during a pause,
+    ``new_id`` takes over with epoch E+1, and the old controller, resumed, first works through what
+    its event queue holds before it processes the expiry. Which requests it then sends is the
+    release's: from 2.7 (AlterIsr, ``Profile.isr_through_controller``) a leader that dropped
+    the paused broker from an ISR sent the change to the controller it knew - the zombie, which
+    fails the ZooKeeper write and sends UpdateMetadata with epoch E that the brokers refuse
+    (KafkaController.processAlterIsr@2.8.2:2336-2366; recorded real 2.8.2 and 3.9.1 zombies). Before
+    2.7 leaders wrote ISR changes to ZooKeeper themselves, nothing is queued, and the zombie
+    resigns without a request (recorded real 0.10.2.2, 1.1.1, 2.4.1 zombies)."""
     cl, ops, T, out = sim.cluster, sim.ops, sim.T, sim.out
     old = cl.controller
     if old is None or old.id != zombie_id:
@@ -123,40 +129,49 @@ def zombie_controller(sim, zombie_id: int, new_id: int, topics: Optional[Sequenc
     sim.truth.event("controller failover after session expiry", None, old=zombie_id, new=new_id, epoch=new.epoch)
     sim.clock.sleep(sim.rng.randint(3000, 9000))  # the rest of the GC pause
     zombie = old
-    live = cl.live()
     chosen = [p for p in cl.partitions() if (topics is None or p.topic.name in topics) and not p.topic.deleting]
-    with out.capture() as lines:
-        items = [(p, r) for p in chosen for r in p.replicas if r in live]
-        T.ctl_invoking(
-            zombie, "replica", ONLINE_R, [f"[Topic={p.topic.name},Partition={p.index},Replica={r}]" for p, r in items]
+    # The AlterIsr queued during the pause: the first partition another live broker leads with the
+    # paused broker in its ISR (that leader removed it once replica.lag.time.max.ms passed).
+    queued = [
+        p
+        for p in chosen
+        if sim.prof.isr_through_controller
+        and view[p.name][2] != zombie_id
+        and cl.brokers[view[p.name][2]].alive
+        and zombie_id in view[p.name][4]
+    ][:1]
+    if queued:
+        with out.capture() as lines:
+            T.ctl_isr_updating(zombie, queued)
+            sim.clock.tick(500, 2500)  # the ZooKeeper client reconnects, the session is gone
+            for p in queued:
+                T.ctl_isr_update_failed(zombie, p)
+            # processUpdateNotifications: UpdateMetadata for the requested partitions to every broker
+            # the zombie still believes live, with its cached (unchanged) states.
+            batch = Batch()
+            for p in queued:
+                batch.add_um(sorted(b for b in cl.brokers if b == zombie_id or cl.brokers[b].alive), None)
+                batch.um[p.name] = view[p.name]
+            sim.flow.send(zombie, batch)
+        mine = [ref for ref, b, kind, msg in lines if b == zombie_id and kind in ("state-change", "controller")]
+        rejected = [
+            ref
+            for ref, b, kind, msg in lines
+            if b != zombie_id and kind == "state-change" and ("is old" in msg or "old controller" in msg)
+        ]
+        sim.truth.add(
+            "concurrent_controllers",
+            evidence=mine[:8],
+            controller_epoch=old.epoch,
+            note=f"controller {zombie_id} keeps acting with epoch {old.epoch} after controller {new_id} "
+            f"was elected with epoch {new.epoch} (a queued AlterIsr)",
         )
-        batch = Batch()
-        for p, r in items:
-            sim.clock.tick(0, 1)
-            T.sc_replica(zombie, p, r, ONLINE_R, ONLINE_R)
-            batch.lai.setdefault(r, {})[p.name] = (view[p.name], False)
-            batch.um[p.name] = view[p.name]
-            batch.um_brokers.update(live)
-        sim.flow.send(zombie, batch)
-    mine = [ref for ref, b, kind, msg in lines if b == zombie_id and kind == "state-change"]
-    rejected = [
-        ref
-        for ref, b, kind, msg in lines
-        if b != zombie_id and kind == "state-change" and ("is old" in msg or "old controller" in msg)
-    ]
-    sim.truth.add(
-        "concurrent_controllers",
-        evidence=mine,
-        controller_epoch=old.epoch,
-        note=f"controller {zombie_id} keeps acting with epoch {old.epoch} after controller {new_id} "
-        f"was elected with epoch {new.epoch}",
-    )
-    sim.truth.add(
-        "stale_epoch_rejected",
-        evidence=rejected,
-        controller_epoch=old.epoch,
-        note=f"brokers reject controller {zombie_id}'s requests: epoch {old.epoch} < {new.epoch}",
-    )
+        sim.truth.add(
+            "stale_epoch_rejected",
+            evidence=rejected,
+            controller_epoch=old.epoch,
+            note=f"brokers reject controller {zombie_id}'s UpdateMetadata: epoch {old.epoch} < {new.epoch}",
+        )
     # The zombie finally processes the expiry, resigns and registers again with a new session.
     sim.clock.tick(50, 400)
     T.zk_session_expired(zombie_id)

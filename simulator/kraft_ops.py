@@ -76,7 +76,12 @@ class KraftOps:
         return True
 
     def apply(self, parts: Sequence[Partition]) -> None:
-        """Every running broker applies the metadata delta (ReplicaManager.applyDelta)."""
+        """Every running broker applies the metadata delta (ReplicaManager.applyDelta): every changed
+        partition it hosts is a local leader or follower change (``LocalReplicaChanges``), and
+        Partition.makeLeader/makeFollower skip one whose leader epoch is not new with a "Skipped the
+        become-leader/-follower" line (Partition.scala@3.9.0-rc3:803, :880) - an ISR change or a
+        fenced replica leaves the leader epoch alone. Fetchers restart only for a new leader epoch
+        (ReplicaManager.applyLocalFollowersDelta@3.9.0-rc3:2843, :2868)."""
         T = self.T
         for b in sorted(self.cl.live()):
             br = self.cl.brokers[b]
@@ -85,8 +90,6 @@ class KraftOps:
                 if b not in p.replicas:
                     continue
                 known = br.leader_epochs.get(p.name)
-                if known == p.leader_epoch:
-                    continue
                 item = (p, known is None, br.leaders.get(p.name), -1 if known is None else known)
                 (leaders if p.leader == b else followers).append(item)
             if not leaders and not followers:
@@ -97,15 +100,24 @@ class KraftOps:
                 for p, new, prev_leader, prev_epoch in leaders:
                     if new:
                         T.sc_creating(b, p)
-                    T.sc_leader(b, p, prev_leader, prev_epoch)
+                    if prev_epoch == p.leader_epoch:
+                        T.sc_leader_skipped(b, p, prev_epoch)
+                    else:
+                        T.sc_leader(b, p, prev_leader, prev_epoch)
             if followers:
                 T.sc_transitioning(b, len(followers), "followers")
+                restarted = 0
                 for p, new, prev_leader, prev_epoch in followers:
                     if new:
                         T.sc_creating(b, p)
-                    T.sc_follower(b, p, prev_leader, prev_epoch)
-                T.sc_fetchers(b, len(followers), False)
-                T.sc_fetchers(b, len(followers), True)
+                    if prev_epoch == p.leader_epoch:
+                        T.sc_follower_skipped(b, p, prev_epoch)
+                    else:
+                        T.sc_follower(b, p, prev_leader, prev_epoch)
+                        restarted += 1
+                if restarted:
+                    T.sc_fetchers(b, restarted, False)
+                    T.sc_fetchers(b, restarted, True)
             for p, *_ in leaders + followers:
                 br.leader_epochs[p.name] = p.leader_epoch
                 br.leaders[p.name] = p.leader
@@ -117,13 +129,69 @@ class KraftOps:
                     p.zk_version += 1
                     self._rec(self._offset(), "PARTITION_CHANGE_RECORD", MetadataLog.partition_change(p, recovery=0), 1)
 
-    def _elect_online(self, p: Partition, exclude: Optional[int] = None) -> int:
-        """ONLINE election: keep a valid leader, else the first valid replica in replica order."""
-        ok = self.active_brokers() - ({exclude} if exclude is not None else set())
-        isr = [r for r in p.isr if r != exclude] or p.isr
-        if p.leader in ok and p.leader in isr:
-            return p.leader
-        return next((r for r in p.replicas if r in isr and r in ok), NO_LEADER)
+    @staticmethod
+    def _elect_any(p: Partition, isr: Sequence[int], acceptable: set[int]) -> tuple[int, bool]:
+        """PartitionChangeBuilder.electAnyLeader@3.9.0-rc3: keep a valid leader, else the first
+        replica (in replica order) in the target ISR that is acceptable; else, for a topic with
+        unclean.leader.election.enable, the first acceptable replica (an unclean election).
+        Returns (leader, unclean)."""
+        if p.leader in acceptable and p.leader in isr:
+            return p.leader, False
+        clean = next((r for r in p.replicas if r in isr and r in acceptable), NO_LEADER)
+        if clean >= 0 or not p.topic.unclean:
+            return clean, False
+        unclean = next((r for r in p.replicas if r in acceptable), NO_LEADER)
+        return unclean, unclean >= 0
+
+    def _generate(
+        self, c: Controller, handler: str, parts: Sequence[Partition], remove: int = NO_LEADER, add: int = NO_LEADER
+    ) -> list[tuple]:
+        """ReplicationControlManager.generateLeaderAndIsrUpdates@3.9.0-rc3:1891: ``remove`` leaves the
+        target ISR and is never an acceptable leader, ``add`` is acceptable though still fenced; every
+        partition of a topic with unclean.leader.election.enable is built with Election.UNCLEAN, so a
+        leaderless one takes any acceptable replica right here - with PartitionChangeBuilder's
+        "Setting new leader ... using an unclean election" (INFO), and no periodic-task line. The last
+        ISR member stays in the ISR. Returns the planned changes; "{handler}: changing N partition(s)"
+        counts them."""
+        acceptable = (self.active_brokers() | ({add} if add >= 0 else set())) - {remove}
+        plans = []
+        for p in parts:
+            isr = [r for r in p.isr if r != remove] or list(p.isr)
+            leader, unclean = self._elect_any(p, isr, acceptable)
+            builder = None
+            if unclean:
+                isr = [leader]
+                builder = self.T.ctl_unclean_builder(c.id, p, leader)
+            if leader != p.leader or isr != p.isr:
+                plans.append((p, leader, isr, unclean, builder))
+        if plans:
+            self.T.ctl_changing(c.id, handler, len(plans))
+        return plans
+
+    def _commit(self, c: Controller, plans: list[tuple], trigger=None) -> list[Partition]:
+        """Replay the planned PartitionChangeRecords (an unclean one logs "UNCLEAN partition change",
+        PartitionRegistration.maybeLogPartitionChange@3.9.0-rc3); returns the changed partitions."""
+        changed = []
+        for p, leader, isr, unclean, builder in plans:
+            if not unclean:
+                if self._set(p, leader, isr):
+                    changed.append(p)
+                continue
+            old_isr, old_leader, old_le, old_pe = list(p.isr), p.leader, p.leader_epoch, p.zk_version
+            self._set(p, leader, isr, recovery=1)
+            p.recovering = True
+            ref = self.T.ctl_unclean_change(c.id, p, old_isr, old_leader, old_le, old_pe)
+            self.sim.note(
+                "unclean",
+                ref=ref,
+                ctl_ref=trigger or builder,
+                extra=builder,
+                partition=p,
+                controller=c,
+                old_isr=old_isr,
+            )
+            changed.append(p)
+        return changed
 
     # ---- quorum -------------------------------------------------------------------------------
     def elect(self, bid: int) -> Controller:
@@ -201,10 +269,10 @@ class KraftOps:
         T, br = self.T, self.cl.brokers[b]
         self.clock.tick(200, 900)
         T.ctl_unfence_granted(c.id, b, br.broker_epoch)
+        # handleBrokerUnfenced@3.9.0-rc3:1339: every leaderless partition, ``b`` acceptable already.
+        leaderless = [p for p in self.cl.partitions() if p.leader < 0 and not p.topic.deleting]
+        plans = self._generate(c, "handleBrokerUnfenced", leaderless, add=b)
         self.registered[b] = False
-        leaderless = [p for p in self.cl.partitions() if p.leader < 0 and b in p.isr and not p.topic.deleting]
-        if leaderless:
-            T.ctl_changing(c.id, "handleBrokerUnfenced", len(leaderless))
         self._rec(
             self._offset(),
             "BROKER_REGISTRATION_CHANGE_RECORD",
@@ -213,8 +281,7 @@ class KraftOps:
         )
         for n in self._nodes():
             T.ctl_registration_change(n, b, br.broker_epoch, -1, 0)
-        changed = [p for p in leaderless if self._set(p, b, p.isr)]
-        self.apply(changed)
+        self.apply(self._commit(c, plans))
 
     def _fence(self, c: Controller, b: int) -> None:
         T = self.T
@@ -222,18 +289,7 @@ class KraftOps:
         T.ctl_fencing(c.id, b)
         self.registered[b] = True
         affected = [p for p in self.cl.partitions() if (b in p.isr or p.leader == b) and not p.topic.deleting]
-        if affected:
-            T.ctl_changing(c.id, "handleBrokerFenced", len(affected))
-        changed = []
-        for p in affected:
-            isr = [r for r in p.isr if r != b] or [b]
-            leader = p.leader if p.leader != b else NO_LEADER
-            if leader == NO_LEADER:
-                p_isr_backup, p.isr = p.isr, isr
-                leader = self._elect_online(p, exclude=b)
-                p.isr = p_isr_backup
-            if self._set(p, leader, isr):
-                changed.append(p)
+        plans = self._generate(c, "handleBrokerFenced", affected, remove=b)
         self._rec(
             self._offset(),
             "BROKER_REGISTRATION_CHANGE_RECORD",
@@ -242,7 +298,7 @@ class KraftOps:
         )
         for n in self._nodes():
             T.ctl_registration_change(n, b, self.cl.brokers[b].broker_epoch, 1, 0)
-        self.apply(changed)
+        self.apply(self._commit(c, plans))
 
     def broker_change(
         self, c: Controller, added: Iterable[int] = (), deleted: Iterable[int] = (), bounced: Iterable[int] = ()
@@ -259,29 +315,28 @@ class KraftOps:
         self._maybe_unclean(c)
 
     def _maybe_unclean(self, c: Controller) -> None:
-        """``maybeElectUncleanLeaders`` (3.9.0, KAFKA-12670): leaderless partitions of topics with
-        unclean.leader.election.enable get the first acceptable replica, ISR [leader], RECOVERING."""
+        """The periodic ``maybeElectUncleanLeaders`` (ReplicationControlManager.java@3.9.0-rc3:1684-1718,
+        KAFKA-12670): each leaderless partition of a topic with unclean.leader.election.enable gets
+        an UNCLEAN election - "Triggering unclean leader election" (ERROR) when a replica is
+        acceptable, else "Cannot trigger ...: ELIGIBLE_LEADERS_NOT_AVAILABLE" (WARN). Fencing and
+        unfencing elect unclean leaders themselves (``_generate``), so a leaderless partition left
+        here usually has every replica down, as in the recorded real 3.9/4.1 incidents."""
         T = self.T
         chosen = [p for p in self.cl.partitions() if p.leader < 0 and p.topic.unclean and not p.topic.deleting]
         if not chosen:
             return
         self.clock.sleep(self.sim.rng.randint(1000, 5000))
-        n = 0
+        changed = []
         for p in chosen:
-            ok = self.active_brokers()
-            leader = next((r for r in p.replicas if r in ok), NO_LEADER)
-            ref1 = T.ctl_unclean_trigger(c.id, p)
+            leader, unclean = self._elect_any(p, p.isr, self.active_brokers())
             if leader < 0:
+                T.ctl_unclean_failed(c.id, p, "ELIGIBLE_LEADERS_NOT_AVAILABLE")
                 continue
-            old_isr, old_leader, old_le, old_pe = list(p.isr), p.leader, p.leader_epoch, p.zk_version
-            ref2 = T.ctl_unclean_builder(c.id, p, leader)
-            self._set(p, leader, [leader], recovery=1)
-            p.recovering = True
-            ref3 = T.ctl_unclean_change(c.id, p, old_isr, old_leader, old_le, old_pe)
-            self.sim.note("unclean", ref=ref3, ctl_ref=ref1, extra=ref2, partition=p, controller=c, old_isr=old_isr)
-            n += 1
-            self.apply([p])
-        T.ctl_periodic(c.id, "maybeElectUncleanLeaders", n, self.sim.rng.randint(50, 900))
+            builder = T.ctl_unclean_builder(c.id, p, leader) if unclean else None
+            trigger = T.ctl_unclean_trigger(c.id, p)
+            changed += self._commit(c, [(p, leader, [leader] if unclean else p.isr, unclean, builder)], trigger)
+        T.ctl_periodic(c.id, "maybeElectUncleanLeaders", len(changed), self.sim.rng.randint(50, 900))
+        self.apply(changed)
 
     def fault_elect_fenced(self, p: Partition, b: int) -> None:
         """Fault: a controller bug writes fenced broker ``b`` as leader (LeaderAcceptor bypassed)."""
@@ -305,6 +360,7 @@ class KraftOps:
         ref = self.T.isr_updated(p.leader, p)
         p.hw = p.leo
         self.sim.note("isr_change", ref=ref, partition=p, old=old, new=list(new_isr))
+        self.apply([p])  # the replicas apply the PartitionChangeRecord too (skip lines: same leader epoch)
 
     def lag_out(self, p: Partition, replicas: Sequence[int]) -> None:
         self.isr_change(p, [r for r in p.isr if r not in set(replicas)])
@@ -367,8 +423,7 @@ class KraftOps:
         T.ctl_cs_granted(c.id, b)
         br.shutting_down = True
         affected = [p for p in self.cl.partitions() if (b in p.isr or p.leader == b) and not p.topic.deleting]
-        if affected:
-            T.ctl_changing(c.id, f"enterControlledShutdown[{b}]", len(affected))
+        plans = self._generate(c, f"enterControlledShutdown[{b}]", affected, remove=b)
         self._rec(
             self._offset(),
             "BROKER_REGISTRATION_CHANGE_RECORD",
@@ -377,17 +432,7 @@ class KraftOps:
         )
         for n in self._nodes():
             T.ctl_registration_change(n, b, br.broker_epoch, 0, 1)
-        changed = []
-        for p in affected:
-            isr = [r for r in p.isr if r != b] or [b]
-            leader = p.leader
-            if leader == b:
-                saved, p.isr = p.isr, isr
-                leader = self._elect_online(p, exclude=b)
-                p.isr = saved
-            if self._set(p, leader, isr):
-                changed.append(p)
-        self.apply(changed)
+        self.apply(self._commit(c, plans))
         self.clock.tick(500, 3000)
         cs_offset = self.cl.metadata_offset
         noop = self._offset()

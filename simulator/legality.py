@@ -8,6 +8,7 @@ behaviour would be flagged by the replay.
 
 from __future__ import annotations
 
+import functools
 from typing import Iterable, Optional, Sequence
 
 from kafka_forensics.core.eras import VersionRange
@@ -25,10 +26,18 @@ class Legality:
 
     def __init__(self, prof: Profile) -> None:
         self.version = prof.version
-        self.rules = rules_for(self.version)
-        self.oob = self.rules.out_of_band
         self._release = VersionRange(self.version, self.version)
         self._valid: dict[tuple, bool] = {}
+
+    @functools.cached_property
+    def rules(self):
+        """The ZooKeeper-mode state machines; asked for only by ZooKeeper-mode operations (4.x, KRaft
+        only, has none: ``NoZooKeeperControllerError``)."""
+        return rules_for(self.version)
+
+    @property
+    def oob(self):
+        return self.rules.out_of_band
 
     def valid(self, entity: Entity, frm: str, to: str) -> bool:
         key = (entity, frm, to)

@@ -52,6 +52,14 @@ class Profile:
         return INFO if state_change_logger_at_info(self.version) else TRACE
 
     @property
+    def isr_through_controller(self) -> bool:
+        """From 2.7 a leader sends its ISR changes to the controller (AlterIsr, KIP-497; queued on the
+        controller's event thread, KafkaController.processAlterIsr@2.8.2:2287) instead of writing
+        them to ZooKeeper itself (Partition.scala@2.6.3 ``updateIsr``). Not a state-machine rule, so
+        not in ``core.rule_changes`` (whose entries split the eras)."""
+        return self.at_least("2.7")
+
+    @property
     def label(self) -> str:
         return f"{self.tag}{' (KRaft)' if self.kraft else ' (ZooKeeper)'}"
 
@@ -79,6 +87,8 @@ PROFILES: dict[str, Profile] = {
     "2.8": Profile("2.8", "2.8.2", False, "2.13", "3146c6ff4a24cc24"),
     "3.6": Profile("3.6", "3.6.2", False, "2.13", "5e3c2b738d253ff5"),
     "3.9-kraft": Profile("3.9", "3.9.0", True, "2.13", "a60e31147e6b01ee"),
+    # 4.x is KRaft only; its controller lines are 3.9's except where a template says otherwise.
+    "4.1-kraft": Profile("4.1", "4.1.1", True, "2.13", "be816b82d25370ce"),
 }
 SUPPORTED = tuple(PROFILES)
 _BY_RELEASE: dict[tuple[str, bool], Profile] = {(p.line, p.kraft): p for p in PROFILES.values()}

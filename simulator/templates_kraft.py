@@ -9,7 +9,7 @@ ReplicationControlManager / ClusterControlManager / PartitionChangeBuilder at 3.
 
 from __future__ import annotations
 
-from .model import Partition
+from .model import Partition, Snap
 from .render import bracket_csv, csv, jlist
 from .templates_base import ERROR, INFO, PARTITION_LOGGER, WARN, TemplatesBase
 
@@ -165,9 +165,16 @@ class KraftTemplates(TemplatesBase):
         )
 
     def ctl_fencing(self, n, b):
-        # ReplicationControlManager@3.5.2-HEAD.
+        # ReplicationControlManager.java@3.9.0-rc3:1609 (unchanged on trunk of 2024-10, :1607); 4.x
+        # adds the broker epoch (kraft_broker_fenced__v40_session), as real 4.1.1 prints it:
+        # sample_logs/real-4.1-kraft-broker-fencing/broker-1/controller.log:52.
+        at_epoch = f" at epoch {self.cluster.brokers[b].broker_epoch}" if self.p.at_least("4.0") else ""
         return self.o.ctl(
-            n, INFO, RCM, f"{self.q(n)}Fencing broker {b} because its session has timed out.", "kraft_broker_fenced"
+            n,
+            INFO,
+            RCM,
+            f"{self.q(n)}Fencing broker {b}{at_epoch} because its session has timed out.",
+            "kraft_broker_fenced",
         )
 
     def ctl_changing(self, n, handler, count):
@@ -258,6 +265,17 @@ class KraftTemplates(TemplatesBase):
             {"topic": p.topic.name, "partition": p.index},
         )
 
+    def ctl_unclean_failed(self, n, p: Partition, error: str):
+        # ReplicationControlManager.java@3.9.0-rc3:1711 WARN (unclean_leader_election_failed__v39).
+        return self.o.ctl(
+            n,
+            WARN,
+            RCM,
+            f"{self.q(n)}Cannot trigger unclean leader election for offline partition {p.name}: {error}",
+            "unclean_leader_election_failed",
+            {"topic": p.topic.name, "partition": p.index},
+        )
+
     def ctl_unclean_builder(self, n, p: Partition, leader: int):
         # PartitionChangeBuilder@3.6.2-HEAD: static logger, no prefix.
         return self.o.ctl(
@@ -343,6 +361,35 @@ class KraftTemplates(TemplatesBase):
             f"{prev_epoch}.",
             "follower_starts",
             {"topic": p.topic.name, "partition": p.index, "leader_epoch": p.leader_epoch, "leader": p.leader},
+        )
+
+    def _delta_state(self, p: Partition) -> str:
+        """``PartitionRegistration.toLeaderAndIsrPartitionState`` (metadata@3.9.0-rc3): controllerEpoch -1."""
+        s = p.snap()
+        return self.r.lai_request_state(Snap(s[:6] + (-1,) + s[7:]), False)
+
+    def sc_leader_skipped(self, b, p: Partition, prev_epoch):
+        # Partition.makeLeader@3.9.0-rc3:803 INFO: a delta that does not bump the leader epoch (an ISR
+        # change, another replica fenced) reaches the leader too (broker_become_leader_skipped__v33).
+        return self.o.sc(
+            b,
+            INFO,
+            f"{self.bp(b)}Skipped the become-leader state change for {p.name} with topic id Some({p.topic_id}) "
+            f"and partition state {self._delta_state(p)} since it is already the leader with leader epoch "
+            f"{prev_epoch}. Current high watermark {p.hw}, ISR {bracket_csv(p.isr)}, adding replicas [] and "
+            f"removing replicas [].",
+            "broker_become_leader_skipped",
+        )
+
+    def sc_follower_skipped(self, b, p: Partition, prev_epoch):
+        # Partition.makeFollower@3.9.0-rc3:880 INFO (broker_become_follower_skipped__v33).
+        return self.o.sc(
+            b,
+            INFO,
+            f"{self.bp(b)}Skipped the become-follower state change for {p.name} with topic id "
+            f"Some({p.topic_id}) and partition state {self._delta_state(p)} since it is already a follower "
+            f"with leader epoch {prev_epoch}.",
+            "broker_become_follower_skipped",
         )
 
     def sc_fetchers(self, b, n, started: bool):

@@ -265,6 +265,31 @@ class ZkTemplates(TemplatesBase):
             "broker_become_follower_skipped",
         )
 
+    def sc_b_leader_skipped(self, b, c, corr, s):
+        # ReplicaManager.makeLeaders@1.1.1:1166, @2.4.1:1375, @2.8.2:1571 INFO: Partition.makeLeader
+        # returned false because this broker already leads the partition (a request that only bumps the
+        # leader epoch, e.g. a dead replica removed from the ISR or a new controller's full LeaderAndIsr).
+        self.o.sc(
+            b,
+            INFO,
+            f"{self.bp(b)}Skipped the become-leader state change after marking its partition as leader with "
+            f"correlation id {corr} from controller {c.id} epoch {c.epoch} for partition {s.name} (last update "
+            f"controller epoch {s[6]}) since it is already the leader for the partition.",
+            "broker_become_leader_skipped",
+        )
+
+    @staticmethod
+    def already_leader(b, it) -> bool:
+        """Partition.makeLeader returns false (no new leader) when the broker already leads the
+        partition (Partition.scala@0.10.2.2 ``leaderReplicaIdOpt.get == localBrokerId``, @2.8.2 ``!isLeader``)."""
+        return it[3] == b
+
+    @staticmethod
+    def follower_unchanged(it) -> bool:
+        """Partition.makeFollower returns false when the leader is unchanged
+        (Partition.scala@1.1.1:323); 2.4+ also needs an unchanged leader epoch (overridden there)."""
+        return it[3] == it[0][2]
+
     def sc_b_leader_unavailable(self, b, c, corr, s):
         # ReplicaManager@1.0.2-HEAD ERROR.
         self.o.sc(

@@ -571,6 +571,17 @@ class Zk010Templates(ZkTemplates):
             {"topic": s[0], "partition": s[1], "leader_epoch": s[3]},
         )
 
+    def sc_b_leader_skipped(self, b, c, corr, s):
+        # ReplicaManager.makeLeaders@0.10.2.2:755 INFO (broker_become_leader_skipped__v09).
+        self.o.sc(
+            b,
+            INFO,
+            f"{self.ib(b)}skipped the become-leader state change after marking its partition as leader with "
+            f"correlation id {corr} from controller {c.id} epoch {c.epoch} for partition {s.name} since it is "
+            f"already the leader for the partition.",
+            "broker_become_leader_skipped",
+        )
+
     def sc_b_become_leader(self, b, c, corr, items):
         o, pre = self.o, self.ib(b)
         for it in items:
@@ -581,7 +592,13 @@ class Zk010Templates(ZkTemplates):
                 f"starting the become-leader transition for partition {it[0].name}",
                 "broker_leader_and_isr_step",
             )
+        # ReplicaManager.makeLeaders@0.10.2.2:751-764: the skip line per partition already led here,
+        # then "stopped fetchers" for the new leaders only.
+        new_leaders = [it for it in items if not self.already_leader(b, it)]
         for it in items:
+            if self.already_leader(b, it):
+                self.sc_b_leader_skipped(b, c, corr, it[0])
+        for it in new_leaders:
             o.sc(
                 b,
                 TRACE,
@@ -608,7 +625,7 @@ class Zk010Templates(ZkTemplates):
                 f"starting the become-follower transition for partition {it[0].name}",
                 "broker_leader_and_isr_step",
             )
-        moving = [it for it in items if it[3] != it[0][2] and it[0][2] >= 0]
+        moving = [it for it in items if not self.follower_unchanged(it) and it[0][2] >= 0]
         for it in items:
             s = it[0]
             if s[2] < 0:
@@ -620,7 +637,7 @@ class Zk010Templates(ZkTemplates):
                     f"unavailable.",
                     "broker_leader_unavailable",
                 )
-            elif it[3] == s[2]:
+            elif self.follower_unchanged(it):
                 o.sc(
                     b,
                     INFO,

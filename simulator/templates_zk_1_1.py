@@ -505,7 +505,12 @@ class Zk11Templates(ZkTemplates):
                 f"{c.epoch} starting the become-leader transition for partition {it[0].name}",
                 "broker_leader_and_isr_step",
             )
+        # ReplicaManager.makeLeaders@1.1.1:1158-1170 (@2.4.1:1367-1379): per partition, "Stopped
+        # fetchers" (TRACE) when it becomes leader here, else the skip line (INFO).
         for it in items:
+            if self.already_leader(b, it):
+                self.sc_b_leader_skipped(b, c, corr, it[0])
+                continue
             o.sc(
                 b,
                 TRACE,
@@ -535,11 +540,11 @@ class Zk11Templates(ZkTemplates):
                 f"{self._with_leader(it[0][2])}",
                 "broker_leader_and_isr_step",
             )
-        moving = [it for it in items if it[3] != it[0][2] and it[0][2] >= 0]
+        moving = [it for it in items if not self.follower_unchanged(it) and it[0][2] >= 0]
         for it in items:
             if it[0][2] < 0:
                 self.sc_b_leader_unavailable(b, c, corr, it[0])
-            elif it[3] == it[0][2]:
+            elif self.follower_unchanged(it):
                 self.sc_b_follower_skipped(b, c, corr, it[0])
         for it in moving:
             o.sc(

@@ -22,6 +22,14 @@ class Zk24Templates(Zk11Templates):
     ZK_CLIENT_PREFIX = "[ZooKeeperClient Kafka server] "
 
     # ---- server.log -------------------------------------------------------------------------
+    @staticmethod
+    def follower_unchanged(it) -> bool:
+        """Partition.makeFollower@2.4.1:582 returns false only if the leader AND the leader epoch are
+        unchanged; ReplicaManager only passes it partitions whose leader epoch is higher
+        (ReplicaManager.scala@2.4.1:1221), so every follower restarts its fetcher and the
+        "Skipped the become-follower" line is never printed."""
+        return it[3] == it[0][2] and it[2] == it[0][3]
+
     def server_registered(self, b, epoch):
         # KafkaZkClient.registerBroker@2.2+ (adds the broker epoch).
         self.o.srv(

@@ -9,7 +9,7 @@ and 2.7/2.8 print ``ZkVersion`` inside ``LeaderIsrAndControllerEpoch``. Scala 2.
 from __future__ import annotations
 
 from .render import bracket_csv, csv
-from .templates_base import ERROR, INFO, KAFKA_CONTROLLER, TRACE, WARN
+from .templates_base import DEBUG, ERROR, INFO, KAFKA_CONTROLLER, TRACE, WARN
 from .templates_zk_2_4 import Zk24Templates
 
 
@@ -36,6 +36,37 @@ class Zk26Templates(Zk24Templates):
             KAFKA_CONTROLLER,
             f"{self.kc(c.id)}Starting topic deletion for topics {','.join(topics)}",
             "topic_deletion_started",
+        )
+
+    def ctl_isr_updating(self, c, parts):
+        # KafkaController.processAlterIsr@2.8.2:2336 DEBUG (@3.9.0-rc3:2455): a Scala Set of TopicPartition.
+        self.o.ctl(
+            c.id,
+            DEBUG,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}Updating ISRs for partitions: Set({', '.join(p.name for p in parts)}).",
+            "controller_isr_updating",
+        )
+
+    def ctl_isr_update_failed(self, c, p):
+        # KafkaController.processAlterIsr@2.8.2:2348 ERROR (@3.9.0-rc3:2466): the write of a controller
+        # whose ZooKeeper session expired (KafkaZkClient's controller-epoch check).
+        return self.o.ctl(
+            c.id,
+            ERROR,
+            KAFKA_CONTROLLER,
+            f"{self.kc(c.id)}Failed to update ISR for partition {p.name}",
+            "controller_isr_update_failed",
+            {"topic": p.topic.name, "partition": p.index},
+            stack=[
+                "org.apache.zookeeper.KeeperException$SessionExpiredException: KeeperErrorCode = Session expired",
+                *self.frames(
+                    "org.apache.zookeeper.KeeperException.create(KeeperException.java:134)",
+                    "kafka.zk.KafkaZkClient.retryRequestsUntilConnected(KafkaZkClient.scala:1770)",
+                    "kafka.zk.KafkaZkClient.updateLeaderAndIsr(KafkaZkClient.scala:262)",
+                    "kafka.controller.KafkaController.processAlterIsr(KafkaController.scala:2338)",
+                ),
+            ],
         )
 
     def ctl_stop_replica_batch(self, c, b, delete, snaps):
@@ -191,6 +222,10 @@ class Zk26Templates(Zk24Templates):
         )
         for it in items:
             self.leader_starts(b, it)
+            # ReplicaManager.makeLeaders@2.8.2:1568-1574: Partition.makeLeader logs "Leader .. starts"
+            # first, then returns false for a partition this broker already led.
+            if self.already_leader(b, it):
+                self.sc_b_leader_skipped(b, c, corr, it[0])
         for it in items if trace else ():
             o.sc(
                 b,
@@ -216,7 +251,7 @@ class Zk26Templates(Zk24Templates):
                 self.sc_b_leader_unavailable(b, c, corr, it[0])
                 continue
             self.follower_starts(b, it)
-            if it[3] == it[0][2]:
+            if self.follower_unchanged(it):
                 self.sc_b_follower_skipped(b, c, corr, it[0])
             else:
                 moving.append(it)

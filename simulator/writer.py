@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 from typing import Optional
 
+from kafka_forensics.core.eras import reaches_server_log
 from kafka_forensics.core.errors import InputError
 
 from .clock import HOUR_MS, SimClock, hour_suffix
@@ -125,7 +126,7 @@ class LogOutput:
 
     Thresholds: state-change at the release's default (``--trace`` forces TRACE), ``kafka.controller``
     at TRACE in ZooKeeper mode (every release's config), KRaft controller classes and the root
-    logger (server.log) at INFO.
+    logger (server.log) at INFO - before 0.11 only for ``kafka.*`` loggers (``core.eras.reaches_server_log``).
     """
 
     def __init__(
@@ -249,8 +250,8 @@ class LogOutput:
         fields: Optional[dict] = None,
         stack: Optional[list[str]] = None,
     ) -> Optional[tuple]:
-        """A root-logger line in ``broker``'s server.log."""
-        if level < self.srv_min:
+        """A root-logger line in ``broker``'s server.log (if the release's stock config sends it there)."""
+        if level < self.srv_min or not reaches_server_log(logger, self.prof.version):
             return None
         return self.emit(broker, "server", level, logger, msg, ev, fields, stack)
 

@@ -34,7 +34,7 @@ def verdict_of(out: Path) -> dict:
 @pytest.fixture(scope="module")
 def zombie(spark, tmp_path_factory):
     out = tmp_path_factory.mktemp("check") / "zombie"
-    result = check(str(SAMPLES / "sim-1.1-zombie-controller"), "--out", str(out))
+    result = check(str(SAMPLES / "sim-2.8-zombie-controller"), "--out", str(out))
     return result, out
 
 
@@ -58,10 +58,10 @@ def test_zombie_controller_fails_exactly_the_failover_expectations_its_truth_nam
     assert verdict["suites"]["events"]["success"] and verdict["suites"]["timelines"]["success"]
     failover = verdict["suites"]["failover"]["expectations"]
     assert failover["expect_no_concurrent_controllers"]["rule"] == "concurrent_controllers"
-    # one episode: controller 1's stale epoch 1, refused 8 times by brokers 2 and 3 (counted in the detail)
+    # one episode: controller 1's stale epoch 1, its UpdateMetadata refused by brokers 2 and 3 (counted in the detail)
     stale = failover["expect_no_stale_epoch_rejections"]
-    assert stale["unexpected_count"] == 1 and "8 refused request(s)" in stale["samples"][0]["detail"]
-    assert verdict["counts"]["events"] == 340
+    assert stale["unexpected_count"] == 1 and "2 refused request(s)" in stale["samples"][0]["detail"]
+    assert verdict["counts"]["events"] == 207
     assert verdict["findings_by_rule"]["concurrent_controllers"] == {"error": 1}
     assert verdict["inputs"]["replay"] == "computed"
     assert "FAILED" in result.output and "expect_no_concurrent_controllers" in result.output
@@ -97,7 +97,7 @@ def test_a_second_check_reuses_the_replay_and_runs_the_configured_suites(zombie,
     _, out = zombie
     config = tmp_path / "check.toml"
     config.write_text('suites = ["failover"]\n[severity]\nexpect_no_stale_epoch_rejections = "warning"\n')
-    result = check(str(SAMPLES / "sim-1.1-zombie-controller"), "--out", str(out), "--config", str(config))
+    result = check(str(SAMPLES / "sim-2.8-zombie-controller"), "--out", str(out), "--config", str(config))
     assert result.exit_code == 1, result.output
     assert "using the replay tables" in result.output
     verdict = verdict_of(out)

@@ -1431,6 +1431,19 @@ ERA_2_6 = [
         "controller_isr_updated",
         {"topic": "orders", "partition": 0, "isr": [1, 2, 3], "partition_epoch": 10, "leader": None},
     ),
+    (  # K:controller/KafkaController.scala@2.8.2:2336 (DEBUG); recorded real 2.8.2 zombie,
+        # sample_logs/real-2.8-zk-zombie-controller-trace/broker-2/controller.log
+        "ctl-isr-updating-27",
+        C("[Controller id=2] Updating ISRs for partitions: Set(events-1).", "DEBUG"),
+        "controller_isr_updating",
+        {"controller_id": 2},
+    ),
+    (  # K:controller/KafkaController.scala@2.8.2:2348 (ERROR): a deposed controller's write fails
+        "ctl-isr-update-failed-27",
+        C("[Controller id=2] Failed to update ISR for partition events-1", "ERROR"),
+        "controller_isr_update_failed",
+        {"topic": "events", "partition": 1, "controller_id": 2},
+    ),
 ]
 
 ERA_3_X = [

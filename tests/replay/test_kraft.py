@@ -173,3 +173,42 @@ def test_topic_removal_ends_every_partition_of_the_topic():
     last = result.partition_intervals[-1]
     assert (last["state"], last["cause"]) == ("NonExistentPartition", "removed.dump:24")
     assert {r["state"] for r in result.replica_intervals if r["cause"] == "removed.dump:24"} == {"NonExistentReplica"}
+
+
+def test_kafka_4_fencing_text_fences_the_broker_like_3_x():
+    """4.x prints ``Fencing broker 2 at epoch 18 because its session has timed out.``
+    (kraft_broker_fenced__v40_session; 3.x has no "at epoch N"): the replay's broker timeline treats
+    it as the 3.x line - on the recorded real 4.1.1 incident and on the simulator's 4.1 text."""
+    import gzip
+
+    from kafka_forensics.replay.cluster import CLUSTER_EVENT_TYPES, build_cluster_context
+    from tests.support.paths import SAMPLES
+    from tests.support.simulator import simulated
+
+    def events_of(data: bytes, name: str) -> list[dict]:
+        return dump_events(name, (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode())
+
+    def fenced(events):
+        cluster = sorted(
+            (e for e in events if e["event_type"] in CLUSTER_EVENT_TYPES and e["ts"] is not None),
+            key=lambda e: (e["ts"], e["source_file"], e["line_no"]),
+        )
+        return [(b.broker, b.evidence) for b in build_cluster_context("", cluster, []).brokers if b.state == "fenced"]
+
+    real = SAMPLES / "real-4.1-kraft-broker-fencing" / "broker-1" / "controller.log.gz"
+    events = events_of(real.read_bytes(), "broker-1/controller.log")
+    assert next(e for e in events if e["line_no"] == 52)["template"] == "kraft_broker_fenced__v40_session"
+    assert (2, "broker-1/controller.log:52") in fenced(events)
+    # The simulator writes 4.1 as 3.9 but for this text: the same seed gives the same broker timeline.
+    timelines = []
+    for version in ("3.9-kraft", "4.1-kraft"):
+        sim = simulated("unclean-election", version)
+        sim_events = [
+            e for f in sim.files if f.endswith("controller.log") for e in events_of((sim.out_dir / f).read_bytes(), f)
+        ]
+        templates = {e.get("template") for e in sim_events if e["event_type"] == "kraft_broker_fenced"}
+        assert templates == {
+            "kraft_broker_fenced__v28_session" if version == "3.9-kraft" else "kraft_broker_fenced__v40_session"
+        }
+        timelines.append(fenced(sim_events))
+    assert timelines[0] and timelines[0] == timelines[1]

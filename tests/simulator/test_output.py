@@ -14,6 +14,7 @@ from kafka_forensics.simulator.clock import DEFAULT_START, SimClock
 from kafka_forensics.simulator.profile import PROFILES, profile_for
 from kafka_forensics.simulator.scenarios import run_scenario
 from kafka_forensics.simulator.writer import LogOutput
+from tests.support.paths import SAMPLES
 from tests.support.simulator import parse_dir, simulated
 
 ROLLED = re.compile(r"^broker-\d/(state-change|controller|server)\.log\.2024-03-04-\d\d(\.gz)?$")
@@ -65,7 +66,7 @@ def test_gzip_is_deterministic(tmp_path):
 
 def test_evidence_points_at_the_right_lines():
     res = simulated("unclean-election", "2.4")
-    [f] = res.truth["findings"]
+    [f] = [f for f in res.truth["findings"] if f["topic"] == "events"]
     path, line = f["evidence"][0].rsplit(":", 1)
     text = (res.out_dir / path).read_text().splitlines()[int(line) - 1]
     assert "Changed partition events-0 from OfflinePartition to OnlinePartition" in text
@@ -140,3 +141,28 @@ def test_versions(text, tag):
 def test_unsupported_versions(text):
     with pytest.raises(UsageError):
         profile_for(text)
+
+
+_LOGGER = re.compile(r"^\[[^\]]+\] [A-Z]+ .* \(([\w.$]+)\)$")
+
+
+def _server_loggers(files) -> set[str]:
+    loggers = set()
+    for path in files:
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as fh:
+            loggers |= {m.group(1) for m in map(_LOGGER.match, fh.read().splitlines()) if m}
+    return loggers
+
+
+def test_0_10_server_log_holds_kafka_loggers_only():
+    """config/log4j.properties@0.10.2.2:16,64: only ``kafka.*`` reaches server.log, so neither
+    AppInfoParser's version line nor ZkClient's session expiry is there - in the recorded real
+    0.10.2.2 zombie as in the simulated one; from 1.1 the root logger writes server.log too."""
+    real = _server_loggers((SAMPLES / "real-0.10-zk-zombie-controller").glob("broker-*/server.log*"))
+    sim = simulated("zombie-controller", "0.10.2")
+    simulated_loggers = _server_loggers(sim.out_dir.glob("broker-*/server.log*"))
+    for loggers in (real, simulated_loggers):
+        assert loggers and all(name.startswith("kafka.") for name in loggers), loggers
+    newer = _server_loggers(simulated("zombie-controller", "1.1").out_dir.glob("broker-*/server.log*"))
+    assert "org.apache.kafka.common.utils.AppInfoParser" in newer

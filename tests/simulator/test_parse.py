@@ -56,15 +56,18 @@ def test_every_line_parses_as_the_simulator_meant(case):
 @pytest.mark.parametrize(
     "scenario,version,event_types",
     [
+        # Before 2.7 the zombie has nothing queued: it resigns without a request (recorded real 1.1.1).
+        ("zombie-controller", "1.1", {"zk_session_expired", "controller_resigning", "controller_resigned"}),
+        # 2.7+: a queued AlterIsr, the failed ZooKeeper write, UpdateMetadata refused (recorded real 2.8.2).
         (
             "zombie-controller",
-            "1.1",
-            {"stale_controller_epoch_rejected", "controller_response_error", "replica_state_change"},
+            "2.8",
+            {"controller_isr_updating", "controller_isr_update_failed", "stale_controller_epoch_rejected"},
         ),
-        ("zombie-controller", "2.8", {"stale_controller_epoch_rejected", "send_leader_and_isr_summary"}),
         ("unclean-election", "0.10.2", {"unclean_leader_election", "isr_shrink", "partition_state_change"}),
         ("unclean-election", "3.6", {"leader_recovery", "leader_starts", "partition_isr_removed"}),
         ("unclean-election", "3.9-kraft", {"unclean_leader_election", "kraft_broker_fenced", "leader_starts"}),
+        ("unclean-election", "4.1-kraft", {"unclean_leader_election", "kraft_broker_fenced", "leader_starts"}),
         ("kafka-3143", "1.1", {"partition_state_change_failed", "send_update_metadata"}),
         ("topic-deletion-stuck", "1.1", {"replica_state_change_failed", "topic_deletion_completed"}),
         ("topic-deletion-stuck", "2.4", {"topic_deletion_completed", "broker_metadata_deleted"}),
@@ -92,3 +95,21 @@ def test_the_simulator_never_imports_the_parser_grammar():
                 raise AssertionError(f"{path.name} imports {node.module}")
             if isinstance(node, ast.Import):
                 assert not any("parsers" in a.name for a in node.names), f"{path.name}"
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "1.1", "2.4", "2.8", "3.6"])
+def test_zombie_refusals_follow_the_release(version):
+    """What a deposed controller sends depends on what its event queue holds: nothing before 2.7
+    (ISR changes went to ZooKeeper), a queued AlterIsr from 2.7 - so brokers refuse UpdateMetadata
+    only, never LeaderAndIsr, as in the recorded real zombies (0.10.2.2, 1.1.1, 2.4.1: none; 2.8.2,
+    3.9.1: UpdateMetadata)."""
+    res = simulated("zombie-controller", version)
+    refused = {
+        ev["template"].rsplit("_", 1)[-1]
+        for r in parse_dir(res.out_dir, res.files).values()
+        for ev in r.events
+        if ev["event_type"] == "stale_controller_epoch_rejected"
+    }
+    assert refused == (set() if version in ("0.10.2", "1.1", "2.4") else {"um"})
+    rules = {f["rule"] for f in res.truth["findings"]}
+    assert rules == (set() if not refused else {"concurrent_controllers", "stale_epoch_rejected"})

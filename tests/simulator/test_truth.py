@@ -118,7 +118,7 @@ def test_matching_rules():
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("name", ["sim-1.1-zombie-controller", "sim-2.8-lifecycle"])
+@pytest.mark.parametrize("name", ["sim-2.8-zombie-controller", "sim-2.8-lifecycle"])
 def test_spark_replay_job_finds_the_sample_truth(spark, tmp_path, name):
     """The real job (jobs/replay_job.run_replay) on a committed sample."""
     from kafka_forensics.jobs.replay_job import ReplayOptions, run_replay
