@@ -17,8 +17,13 @@ def test_scenario_writes_logs_truth_and_readme(tmp_path):
     assert r.exit_code == 0, r.output
     truth = json.loads((tmp_path / "truth.json").read_text())
     assert truth["kafka_version"] == "2.8.2" and truth["state_change_level"] == "INFO" and truth["seed"] == 3
-    assert [f["rule"] for f in truth["findings"]] == ["unclean_election"]
-    assert "truth: unclean_election events-0" in r.output
+    # the scenario's unclean election on events-0, and the lab's script on fragile-0 (both replicas
+    # down, the out-of-ISR follower back first: lab/scenarios.py unclean-election)
+    assert [(f["rule"], f["topic"]) for f in truth["findings"]] == [
+        ("unclean_election", "events"),
+        ("unclean_election", "fragile"),
+    ]
+    assert "truth: unclean_election events-0" in r.output and "truth: unclean_election fragile-0" in r.output
     assert (tmp_path / "README.md").read_text().startswith("# unclean-election (Kafka 2.8.2, zookeeper)")
     assert (tmp_path / "broker-1" / "state-change.log").is_file()
 
