@@ -254,12 +254,32 @@ def timeline_listings(
     ]
 
 
+# ---- story -------------------------------------------------------------------------------------
+STORY_COLUMNS = ("cluster", "ts", "kind", "sentence", "evidence")
+
+
+def _story_text(r: dict) -> str:
+    cluster = f"[{one_line(r['cluster'])}] " if r.get("cluster") else ""
+    return f"{log_time(r.get('ts'))}\t{cluster}{one_line(r['sentence'])}\t({' '.join(r['evidence'])})"
+
+
+def story_listing(stories: list) -> Listing:
+    """The incident in order and in words (``replay.story``): one sentence per row with its lines."""
+    rows = [s.to_row() for story in stories for s in story.sentences]
+    notes = [n for story in stories for n in story.notes()]
+    if not rows:
+        notes.append("these logs tell no story: no controller, broker, election or finding")
+    return Listing(name="story", columns=STORY_COLUMNS, rows=rows, notes=notes, text=_story_text, title="the incident")
+
+
 __all__ = [
     "DESCRIBE_COLUMNS",
     "FINDING_COLUMNS",
     "INTERVAL_COLUMNS",
     "REPLICA_COLUMNS",
+    "STORY_COLUMNS",
     "describe_listing",
     "findings_listing",
+    "story_listing",
     "timeline_listings",
 ]

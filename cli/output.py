@@ -76,11 +76,10 @@ def log_time(value: Optional[dt.datetime]) -> str:
 
 
 def iso_time(value: Optional[dt.datetime]) -> Optional[str]:
-    """A timestamp for scripts: ISO 8601 in UTC with milliseconds and ``Z``."""
-    if value is None:
-        return None
-    value = value.astimezone(dt.timezone.utc) if value.tzinfo else value
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    """A timestamp for scripts: ISO 8601 in UTC with milliseconds and ``Z``, as findings.jsonl has it."""
+    from kafka_forensics.replay.findings import format_ts
+
+    return format_ts(value)
 
 
 def human(value) -> str:

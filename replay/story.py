@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 from typing import Iterable, Optional, Sequence
 
 from .cluster import ALIVE, DEAD, FENCED, REASON_LINE_TYPES, SHUTTING_DOWN, ClusterContext, ControllerInterval
-from .findings import SEVERITIES
+from .findings import severity_rank
 
 # Lines that say why a controller stopped being one, and the words for each.
 REASON_TYPES: dict[str, str] = {
@@ -330,7 +330,11 @@ def _broker_sentences(ctx: ClusterContext) -> list[Sentence]:
             elif b.state in (DEAD, FENCED) and i > 0 and seen_alive:
                 if gone_since is None:
                     gone_since = b.ts_start
-                    what = "left the live brokers (died or lost its ZooKeeper session)" if b.state == DEAD else "was fenced by the controller"
+                    what = (
+                        "left the live brokers (died or lost its ZooKeeper session)"
+                        if b.state == DEAD
+                        else "was fenced by the controller"
+                    )
                     out.append(Sentence(b.ts_start, BROKER, f"broker {broker} {what}", (b.evidence,), ctx.cluster))
     return out
 
@@ -396,10 +400,6 @@ def _finding_sentences(findings: Sequence[dict], cluster: str) -> list[Sentence]
                 )
             )
     return out
-
-
-def severity_rank(severity: str) -> int:
-    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)
 
 
 def _capped(sentences: list[Sentence], kind: str, extra_left_out: int = 0) -> tuple[list[Sentence], int]:
