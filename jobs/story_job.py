@@ -88,6 +88,8 @@ def leader_changes(partition_timeline: DataFrame, contexts_bc) -> DataFrame:
             "leader",
             "replicas",
             "state",
+            "source",
+            "cause_event_type",
             "prev_seq",
             "prev_state",
             "prev_isr",

@@ -125,8 +125,7 @@ def election_kind(prev: Optional[dict], cur: dict, ctx: Optional[ClusterContext]
         return None
     if prev is None or prev_leader is None or prev.get("state") == "NewPartition":
         return NEW_PARTITION
-    prev_isr = prev.get("isr")
-    if prev_isr is not None and len(prev_isr) > 0 and leader not in prev_isr:
+    if _unclean(prev, cur):
         return UNCLEAN
     if prev.get("replicas") is not None and cur.get("replicas") is not None:
         if list(prev["replicas"]) != list(cur["replicas"]):
@@ -142,6 +141,21 @@ def election_kind(prev: Optional[dict], cur: dict, ctx: Optional[ClusterContext]
     if replicas and leader == replicas[0]:
         return PREFERRED
     return LEADER_CHANGE
+
+
+def _unclean(prev: dict, cur: dict) -> bool:
+    """A leader from outside the ISR: Kafka said so (``No broker in ISR is alive … There's potential data
+    loss``, K:controller/PartitionLeaderSelector.scala@0.10.2.2:79), the leader is RECOVERING (only an
+    unclean election marks it, KIP-704), or the leader is not in the ISR just before. An empty ISR counts
+    in ZooKeeper mode only: in KRaft a leader may come from the ELR with an empty ISR (KIP-966)."""
+    if cur.get("state") == "RecoveringPartition" or cur.get("cause_event_type") == "unclean_leader_election":
+        return True
+    isr = prev.get("isr")
+    if isr is None:
+        return False
+    if len(isr) == 0:
+        return cur.get("source") != "metadata"
+    return cur["leader"] not in isr
 
 
 def state_before(previous_row: Optional[dict], controller_leader: Optional[int]) -> Optional[dict]:
