@@ -92,8 +92,8 @@ def replay(
 
     Parses INPUTS (as "parse" does, writing DIR/events), orders each partition's lines by
     controller epoch, then time, then file position, replays them and writes DIR/partition_timeline,
-    replica_timeline, controllers, brokers, findings (Parquet), DIR/findings.jsonl and
-    DIR/replay_summary.json.
+    replica_timeline, controllers, brokers, findings (Parquet), DIR/findings.jsonl,
+    DIR/replay_summary.json and DIR/story.json (the incident in words, as "story" prints it).
 
     \b
     With --format json or csv, stdout holds only the findings list (the rest goes to stderr).

@@ -22,6 +22,7 @@ from kafka_forensics.cli.listings import (
     STORY_COLUMNS,
     describe_listing,
     findings_listing,
+    story_listing,
 )
 from kafka_forensics.cli.main import main
 from kafka_forensics.cli.output import render_csv, render_json, render_text
@@ -139,20 +140,17 @@ def test_describe_timeline_story_and_replay_piped(spark, tmp_path):
     assert any(f["rule"] == "unclean_election" for f in doc["findings"])
     assert all(list(f) == list(FINDING_COLUMNS) for f in doc["findings"])
 
-    story = runner.invoke(main, ["story", str(UNCLEAN), "--format", "json"])
+    story = runner.invoke(main, ["story", str(UNCLEAN)])  # piped: text, one sentence per line
     assert story.exit_code == 0, story.output
-    sentences = json.loads(story.stdout)["story"]
-    assert list(sentences[0]) == list(STORY_COLUMNS)
-    assert any(s["kind"] == "election:unclean" and "fragile-0 -> 3" in s["sentence"] for s in sentences)
-    # the Spark job tells the story the in-process twin (replay/story.tell_local) tells
+    _no_wrapped_lines(story.stdout, ("2026-11-25 ",))
+    # the Spark job tells the story its in-process twin (replay/story.tell_local) tells, line for line
     from tests.replay.test_story import _told
 
-    local = _told(UNCLEAN.name)[1].sentences
-    prefix = f"{UNCLEAN}/"
-    assert [(s["kind"], s["sentence"].replace(prefix, "")) for s in sentences] == [(s.kind, s.text) for s in local]
-    assert [[e.removeprefix(prefix) for e in s["evidence"]] for s in sentences] == [list(s.evidence) for s in local]
-    text = runner.invoke(main, ["story", str(UNCLEAN)]).stdout
-    _no_wrapped_lines(text, ("2026-11-25 ",))  # one sentence per line, each with its time
+    local = render_text([story_listing([_told(UNCLEAN.name)[1]])])
+    assert story.stdout.replace(f"{UNCLEAN}/", "").rstrip("\n") == local
+    assert "UNCLEAN election(s)" in local and "fragile-0 -> 3" in local
+    doc = json.loads(render_json("story", [story_listing([_told(UNCLEAN.name)[1]])]))
+    assert list(doc["story"][0]) == list(STORY_COLUMNS) and doc["story"][0]["ts"].endswith("Z")
 
     replayed = runner.invoke(
         main, ["replay", str(FAILOVER), "--out", str(tmp_path / "out"), "--format", "json", "--show", "3"]
