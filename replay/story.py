@@ -313,43 +313,65 @@ def _left_live_brokers(ctx: ClusterContext, prev: ControllerInterval, cur: Contr
     return None
 
 
+REJOIN_SECONDS = (
+    1.0  # a return undone this fast is one rejoin (a restarted KRaft broker registers fenced, then is unfenced)
+)
+
+
 def _broker_sentences(ctx: ClusterContext) -> list[Sentence]:
-    """Transitions only: a broker's first interval is how the logs first see it (startup), not news."""
-    out = []
+    """Transitions only: a broker's first interval is how the logs first see it (startup), not news. A
+    return followed within ``REJOIN_SECONDS`` by another departure is one rejoin, told once when it
+    lasts (with what was logged in between: a restarted KRaft controller replays old records)."""
+    out: list[Sentence] = []
     by_broker: dict[int, list] = {}
     for b in ctx.brokers:
         by_broker.setdefault(b.broker, []).append(b)
     for broker, intervals in sorted(by_broker.items()):
         seen_alive, gone_since = False, None
+        back: Optional[tuple[list[Sentence], datetime]] = None  # told since the last return, and when it had left
         for i, b in enumerate(intervals):
             if b.state == SHUTTING_DOWN:
-                out.append(
-                    Sentence(
-                        b.ts_start, SHUTDOWN, f"broker {broker} began a controlled shutdown", (b.evidence,), ctx.cluster
-                    )
+                if i > 0 and intervals[i - 1].state != ALIVE:
+                    # Only a live broker shuts down in a controlled way (K:controller/KafkaController.scala@2.4.1:1191;
+                    # a fenced one gets an immediate shutdown, M:controller/BrokerHeartbeatManager.java@3.9.0-rc3:
+                    # 544-572): this is an old record a restarted KRaft controller replays into its log.
+                    continue
+                told = Sentence(
+                    b.ts_start, SHUTDOWN, f"broker {broker} began a controlled shutdown", (b.evidence,), ctx.cluster
                 )
+                out.append(told)
+                if back is not None:
+                    back[0].append(told)
             elif b.state == ALIVE:
                 if seen_alive and gone_since is not None and b.ts_start is not None:
                     away = (b.ts_start - gone_since).total_seconds()
-                    out.append(
-                        Sentence(
-                            b.ts_start,
-                            BROKER,
-                            f"broker {broker} came back ({away:.1f} s after it left)",
-                            (b.evidence,),
-                            ctx.cluster,
-                        )
+                    told = Sentence(
+                        b.ts_start,
+                        BROKER,
+                        f"broker {broker} came back ({away:.1f} s after it left)",
+                        (b.evidence,),
+                        ctx.cluster,
                     )
+                    out.append(told)
+                    back = ([told], gone_since)
                 seen_alive, gone_since = True, None
-            elif b.state in (DEAD, FENCED) and i > 0 and seen_alive:
-                if gone_since is None:
-                    gone_since = b.ts_start
-                    what = (
-                        "left the live brokers (died or lost its ZooKeeper session)"
-                        if b.state == DEAD
-                        else "was fenced by the controller"
-                    )
-                    out.append(Sentence(b.ts_start, BROKER, f"broker {broker} {what}", (b.evidence,), ctx.cluster))
+            elif b.state in (DEAD, FENCED) and i > 0 and seen_alive and gone_since is None:
+                returned = None if back is None else back[0][0].ts
+                if returned is not None and b.ts_start is not None:
+                    if (b.ts_start - returned).total_seconds() < REJOIN_SECONDS:
+                        assert back is not None
+                        for told in back[0]:
+                            out.remove(told)  # not back yet: still rejoining since the earlier departure
+                        gone_since, back = back[1], None
+                        continue
+                back = None
+                gone_since = b.ts_start
+                what = (
+                    "left the live brokers (died or lost its ZooKeeper session)"
+                    if b.state == DEAD
+                    else "was fenced by the controller"
+                )
+                out.append(Sentence(b.ts_start, BROKER, f"broker {broker} {what}", (b.evidence,), ctx.cluster))
     return out
 
 
