@@ -9,8 +9,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from .common import debug_option, make_console, run_guarded
+from .listings import findings_listing
 from .options import filter_options, input_options, parse_conf, parse_options_from
-from .replay import _print_finding, replay_options
+from .output import emit, format_option, is_machine, resolve_format
+from .replay import replay_options
 
 console = make_console()
 _SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
@@ -88,6 +90,7 @@ class _StageProgress:
 @input_options
 @replay_options
 @click.option("--show", default=5, show_default=True, metavar="N", help="Print the N most severe findings.")
+@format_option
 @debug_option
 def analyze(
     inputs,
@@ -108,6 +111,7 @@ def analyze(
     clock_skew,
     use_lark,
     show,
+    output_format,
     debug,
 ):
     """Parse, replay, check and report in one go: the first command to run after an incident.
@@ -115,13 +119,17 @@ def analyze(
     Writes the tables of "parse" and "replay" under DIR, DIR/verdict.json (the expectations'
     verdict) and the HTML report, then prints the time window, the controllers and failovers, the
     findings by severity with the most severe ones, the verdict and where the report is.
-    Exit code 1 when expectations failed, 2 on an input or usage error.
+    Exit code 1 when expectations failed, 2 on an input or usage error. With --format json or csv,
+    stdout holds only the findings list (the rest goes to stderr).
 
     \b
     Examples:
       kafka-forensics analyze sample_logs/kafka-2.4-controller-failover --out out/
       kafka-forensics analyze logs/ --out out/ --topic orders --start-time "2024-03-04 10:00:00,000"
+      kafka-forensics analyze logs/ --out out/ --show 50 --format csv > findings.csv
     """
+    fmt = resolve_format(output_format)
+    out = make_console(stderr=True) if is_machine(fmt) else console
 
     def action():
         from kafka_forensics.jobs.analyze_job import run_analyze
@@ -140,19 +148,19 @@ def analyze(
         )
         config = load_check_config(config_path)
         report = report_path or f"{out_dir.rstrip('/')}/report.html"
-        console.print(
+        out.print(
             f"[bold]kafka-forensics analyze[/bold]: {len(inputs)} input(s) → {escape(out_dir)}"
             + (f" [dim]({escape(flt.describe())})[/dim]" if flt.active else "")
         )
         spark = build_session(master, parse_conf(conf))
-        progress = _StageProgress(spark, console)
+        progress = _StageProgress(spark, out)
         try:
             result = run_analyze(
                 spark, list(inputs), out_dir, report, options, ropts, config, top_findings=show, progress=progress
             )
         finally:
             progress.close()
-        print_summary(result)
+        print_summary(result, out, fmt)
         return result
 
     result = run_guarded(debug, action)
@@ -163,7 +171,7 @@ def _ts(value) -> str:
     return "?" if value is None else value.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def print_summary(result) -> None:
+def print_summary(result, console: Console = console, output_format: str = "table") -> None:
     first, last = result.window
     console.print(f"window      {_ts(first)} → {_ts(last)}")
     p = result.parse
@@ -181,8 +189,10 @@ def print_summary(result) -> None:
         console.print("controllers none seen in these logs")
     sev = ", ".join(f"[{_SEVERITY_STYLE[s]}]{n:,} {s}[/{_SEVERITY_STYLE[s]}]" for s, n in result.by_severity.items())
     console.print(f"findings    {sum(result.by_severity.values()):,} episode(s)" + (f" ({sev})" if sev else ""))
-    for f in result.top_findings:
-        _print_finding(f)
+    if result.top_findings:
+        emit(
+            "analyze", [findings_listing(result.top_findings, title="the most severe findings")], output_format, console
+        )
     verdict = result.verdict
     console.print(
         "verdict     "

@@ -31,6 +31,7 @@ def _register() -> None:
     from .report import report
     from .rules import rules
     from .simulate import simulate
+    from .story import story
 
     main.add_command(parse)
     main.add_command(rules)
@@ -38,6 +39,7 @@ def _register() -> None:
     main.add_command(replay)
     main.add_command(timeline)
     main.add_command(describe)
+    main.add_command(story)
     main.add_command(merge)
     main.add_command(analyze)
     main.add_command(report)

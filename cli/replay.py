@@ -4,16 +4,17 @@ or say what ``kafka-topics --describe`` would have printed at an instant."""
 from __future__ import annotations
 
 import functools
-from typing import Callable, Optional
+from typing import Callable
 
 import click
-from rich.markup import escape
 from rich.table import Table
 
 from kafka_forensics.replay.findings import SEVERITIES
 
 from .common import debug_option, make_console, run_guarded
+from .listings import describe_listing, findings_listing, timeline_listings
 from .options import filter_options, input_options, parse_conf, parse_options_from
+from .output import emit, format_option, is_machine, resolve_format
 
 console = make_console()
 _SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
@@ -65,6 +66,7 @@ def _options(kafka_version, cluster_from_path, clock_skew, topic=None, partition
 @input_options
 @replay_options
 @click.option("--show", default=20, show_default=True, metavar="N", help="Print the N most severe findings.")
+@format_option
 @debug_option
 def replay(
     inputs,
@@ -83,19 +85,26 @@ def replay(
     clock_skew,
     use_lark,
     show,
+    output_format,
     debug,
 ):
     """Replay Kafka logs through the controller state machines of their era.
 
     Parses INPUTS (as "parse" does, writing DIR/events), orders each partition's lines by
     controller epoch, then time, then file position, replays them and writes DIR/partition_timeline,
-    replica_timeline, controllers, brokers, findings (Parquet), DIR/findings.jsonl and
-    DIR/replay_summary.json.
+    replica_timeline, controllers, brokers, findings (Parquet), DIR/findings.jsonl,
+    DIR/replay_summary.json and DIR/story.json (the incident in words, as "story" prints it).
 
     \b
-    Example:
+    With --format json or csv, stdout holds only the findings list (the rest goes to stderr).
+
+    \b
+    Examples:
       kafka-forensics replay sample_logs/kafka-2.4-controller-failover --out out/
+      kafka-forensics replay sample_logs/real-2.4-zk-unclean-election --out out/ --format json | jq '.findings[]'
     """
+    fmt = resolve_format(output_format)
+    out = make_console(stderr=True) if is_machine(fmt) else console
 
     def action():
         import dataclasses
@@ -108,24 +117,24 @@ def replay(
         ropts = _options(kafka_version, cluster_from_path, clock_skew)
         flt = event_filter_from(filter_topic, filter_partitions, start_time, end_time, timezone)
         ropts = dataclasses.replace(ropts, event_filter=flt if flt.active else None)
-        console.print(f"[bold]kafka-forensics replay[/bold]: starting Spark ({master or 'local[*]'})")
+        out.print(f"[bold]kafka-forensics replay[/bold]: starting Spark ({master or 'local[*]'})")
         spark = build_session(master, parse_conf(conf))
         parsed, summary = run_replay(spark, list(inputs), out_dir, options, ropts)
-        console.print(
+        out.print(
             f"lines read {parsed.lines_read:,} = records {parsed.records:,} + continuation lines "
             f"{parsed.continuation_lines:,} + quarantined {parsed.quarantined:,}"
             f"  ({'reconciled' if parsed.reconciled else 'NOT reconciled'})"
         )
-        _print_replay_summary(summary)
+        _print_replay_summary(summary, out)
         if show:
-            _print_top_findings(spark, out_dir, show)
+            emit("replay", [top_findings_listing(spark, out_dir, show)], fmt, out)
         return summary
 
     run_guarded(debug, action)
 
 
-def _print_replay_summary(summary) -> None:
-    console.print(
+def _print_replay_summary(summary, out) -> None:
+    out.print(
         f"{summary.partitions:,} partition(s), {summary.partition_intervals:,} partition intervals, "
         f"{summary.replica_intervals:,} replica intervals, {summary.controllers} controller epoch(s), "
         f"{summary.broker_intervals} broker interval(s)"
@@ -136,37 +145,17 @@ def _print_replay_summary(summary) -> None:
         table.add_column(sev, justify="right", style=_SEVERITY_STYLE[sev])
     for rule, counts in summary.findings_by_rule.items():
         table.add_row(rule, *[f"{counts.get(s, 0):,}" if counts.get(s) else "" for s in SEVERITIES])
-    console.print(table)
-    console.print(
+    out.print(table)
+    out.print(
         f"wrote {summary.out_dir}/partition_timeline, replica_timeline, controllers, brokers, findings "
         f"(Parquet), findings.jsonl and replay_summary.json"
     )
 
 
-def _print_top_findings(spark, out_dir: str, n: int) -> None:
+def top_findings_listing(spark, out_dir: str, n: int):
     from kafka_forensics.jobs.replay_job import top_findings
 
-    for r in top_findings(spark, out_dir, n):
-        _print_finding(r)
-
-
-def _print_finding(r: dict, lines: int = 5) -> None:
-    """One episode: where and which controller epochs, its summary (with its span), its first lines."""
-    where = f"{r['topic']}-{r['partition']}" if r.get("topic") is not None else "cluster"
-    if r.get("replica") is not None:
-        where += f" replica {r['replica']}"
-    first, last = r.get("controller_epoch"), r.get("controller_epoch_end")
-    epochs = f"epoch {first}" if last in (None, first) else f"epochs {first}..{last}"
-    style = _SEVERITY_STYLE.get(r["severity"], "")
-    console.print(
-        f"[{style}]{r['severity']:<8}[/{style}] {r['rule']} [dim]({escape(where)}, {epochs})[/dim] "
-        f"{escape(r['summary'])}"
-    )
-    for ref in r["evidence"][:lines]:
-        console.print(f"           [dim]{escape(ref)}[/dim]")
-    more = max(int(r.get("evidence_count") or 0), len(r["evidence"])) - min(len(r["evidence"]), lines)
-    if more > 0:
-        console.print(f"           [dim]… and {more:,} more line(s)[/dim]")
+    return findings_listing(top_findings(spark, out_dir, n), title=f"the {n} most severe finding(s)")
 
 
 @click.command("timeline")
@@ -176,6 +165,7 @@ def _print_finding(r: dict, lines: int = 5) -> None:
 @click.option("--cluster", "cluster_name", default=None, help="With --cluster-from-path: which cluster.")
 @input_options
 @replay_options
+@format_option
 @debug_option
 def timeline(
     inputs,
@@ -191,15 +181,19 @@ def timeline(
     cluster_from_path,
     clock_skew,
     use_lark,
+    output_format,
     debug,
 ):
     """One partition's story: every state interval with its leader, ISR, epochs and the log line
     that caused it, then its replicas and findings.
 
     \b
-    Example:
+    \b
+    Examples:
       kafka-forensics timeline sample_logs/kafka-2.4-controller-failover --topic orders --partition 0
+      kafka-forensics timeline sample_logs/kafka-2.4-controller-failover --topic orders --partition 0 --format csv
     """
+    fmt = resolve_format(output_format)
 
     def action():
         from kafka_forensics.jobs.inspect_job import run_timeline
@@ -209,90 +203,10 @@ def timeline(
         ropts = _options(kafka_version, cluster_from_path, clock_skew, topic=topic, partition=partition)
         spark = build_session(master, parse_conf(conf))
         story = run_timeline(spark, list(inputs), options, ropts, topic, partition, cluster_name)
-        _print_timeline(topic, partition, story.rows, story.replicas, story.findings, story.lines)
+        listings = timeline_listings(topic, partition, story.rows, story.replicas, story.findings, story.lines)
+        emit("timeline", listings, fmt, console)
 
     run_guarded(debug, action)
-
-
-def _ts(ts) -> str:
-    return "?" if ts is None else ts.strftime("%Y-%m-%d %H:%M:%S,") + f"{ts.microsecond // 1000:03d}"
-
-
-def _ints(values) -> str:
-    return "?" if values is None else ",".join(str(v) for v in values)
-
-
-def _v(value) -> str:
-    return "?" if value is None else str(value)
-
-
-def _caused_by(r: dict, lines: dict) -> str:
-    text = (lines.get(r["cause"]) or "").strip()
-    if len(text) > 200:
-        text = text[:197] + "..."
-    return escape(f"{r['cause']} ({r['cause_event_type']})" + (f"\n{text}" if text else ""))
-
-
-def _print_timeline(
-    topic: str,
-    partition: int,
-    rows: list[dict],
-    replicas: list[dict],
-    findings: list[dict],
-    lines: Optional[dict] = None,
-) -> None:
-    lines = lines or {}
-    if not rows and not replicas and not findings:
-        console.print(f"no line of these logs says anything about {topic}-{partition}")
-        return
-    for cluster in sorted({r["cluster"] for r in rows + replicas + findings}):
-        label = escape(f"{topic}-{partition}" + (f" (cluster {cluster})" if cluster else ""))
-        table = Table(title=f"{label}: partition state intervals", show_edge=False)
-        for col in (
-            "#",
-            "from",
-            "state",
-            "leader",
-            "ISR",
-            "replicas",
-            "leader epoch",
-            "partition epoch",
-            "ctrl epoch",
-            "caused by (file:line, then the line)",
-        ):
-            table.add_column(col, overflow="fold")
-        for r in (x for x in rows if x["cluster"] == cluster):
-            table.add_row(
-                str(r["seq"]),
-                _ts(r["ts_start"]),
-                _v(r["state"]),
-                _v(r["leader"]),
-                _ints(r["isr"]),
-                _ints(r["replicas"]),
-                _v(r["leader_epoch"]),
-                _v(r["partition_epoch"]),
-                _v(r["controller_epoch"]),
-                _caused_by(r, lines),
-            )
-        console.print(table)
-        reps = [x for x in replicas if x["cluster"] == cluster]
-        if reps:
-            rt = Table(title=f"{label}: replica state intervals", show_edge=False)
-            for col in ("replica", "from", "state", "ctrl epoch", "caused by"):
-                rt.add_column(col, overflow="fold")
-            for r in reps:
-                rt.add_row(
-                    str(r["replica"]),
-                    _ts(r["ts_start"]),
-                    _v(r["state"]),
-                    _v(r["controller_epoch"]),
-                    _caused_by(r, lines),
-                )
-            console.print(rt)
-        found = [x for x in findings if x["cluster"] == cluster]
-        console.print(f"{len(found)} finding(s) for {label}")
-        for f in found:
-            _print_finding(f)
 
 
 @click.command("describe")
@@ -307,6 +221,7 @@ def _print_timeline(
 @click.option("--topic", default=None, help="Only this topic.")
 @input_options
 @replay_options
+@format_option
 @debug_option
 def describe(
     inputs,
@@ -321,6 +236,7 @@ def describe(
     cluster_from_path,
     clock_skew,
     use_lark,
+    output_format,
     debug,
 ):
     """What kafka-topics --describe would have printed at an instant: Topic / Partition / Leader /
@@ -328,9 +244,16 @@ def describe(
     line before that instant says.
 
     \b
-    Example:
+    With --format text (the default when stdout is not a terminal) each partition is one line,
+    as kafka-topics prints it: Topic: t<TAB>Partition: 0<TAB>Leader: 2<TAB>Replicas: 1,2,3<TAB>Isr: 2,3,
+    then LeaderEpoch, ControllerEpoch, State, Since and Evidence (file:line).
+
+    \b
+    Examples:
       kafka-forensics describe sample_logs/kafka-2.4-controller-failover --at "2024-03-04 10:06:00"
+      kafka-forensics describe sample_logs/kafka-2.4-controller-failover --at "2024-03-04 10:06:00" --format json
     """
+    fmt = resolve_format(output_format)
 
     def action():
         from kafka_forensics.jobs.inspect_job import run_describe
@@ -341,7 +264,7 @@ def describe(
         ropts = _options(kafka_version, cluster_from_path, clock_skew, topic=topic)
         spark = build_session(master, parse_conf(conf))
         state = run_describe(spark, list(inputs), options, ropts, at)
-        _print_describe(at, state.rows, state.later, state.contexts, state.last)
+        emit("describe", [describe_listing(at, state.rows, state.later, state.contexts, state.last)], fmt, console)
 
     run_guarded(debug, action)
 
@@ -364,73 +287,3 @@ def parse_instant(text: str, timezone: str = "UTC"):
         tz = dt.timezone.utc if timezone.upper() == "UTC" else zoneinfo.ZoneInfo(timezone)
         value = value.replace(tzinfo=tz)
     return value.astimezone(dt.timezone.utc)
-
-
-def _print_describe(at, rows: list[dict], later: list[dict], contexts: dict, last=None) -> None:
-    console.print(f"as the logs say at {_ts(at)} UTC")
-    if last is not None and at > last:
-        console.print(
-            f"[yellow]note: the last state change in the logs is at {_ts(last)}; later changes, if any, "
-            f"are not in these logs[/yellow]"
-        )
-    if not rows and not later:
-        console.print("the logs say nothing about any partition at that instant: cannot know")
-        return
-    for cluster in sorted({r["cluster"] for r in rows + later}):
-        ctx = contexts.get(cluster)
-        ctrl = ctx.controller_at(at) if ctx else None
-        who = (
-            "unknown (only the metadata log dates it)"
-            if ctrl and ctrl.controller_id is None
-            else ctrl and ctrl.controller_id
-        )
-        ctrl_text = (
-            f"controller {who}, epoch {ctrl.controller_epoch} (since {_ts(ctrl.ts_start)})"
-            if ctrl
-            else "controller unknown at that instant"
-        )
-        console.print(("" if not cluster else f"cluster {cluster}: ") + ctrl_text)
-        table = Table(show_edge=False)
-        for col in (
-            "Topic",
-            "Partition",
-            "Leader",
-            "Replicas",
-            "Isr",
-            "LeaderEpoch",
-            "ControllerEpoch",
-            "State",
-            "Since",
-            "Evidence",
-        ):
-            table.add_column(col, overflow="fold")
-        for r in (x for x in rows if x["cluster"] == cluster):
-            leader = _v(r["leader"])
-            if r["leader"] is not None and r["leader"] < 0:
-                leader = f"none ({r['leader']})"
-            table.add_row(
-                escape(r["topic"]),
-                str(r["partition"]),
-                leader,
-                _ints(r["replicas"]),
-                _ints(r["isr"]),
-                _v(r["leader_epoch"]),
-                _v(ctrl.controller_epoch if ctrl else r["controller_epoch"]),
-                _v(r["state"]),
-                _ts(r["ts_start"]),
-                escape(r["cause"]),
-            )
-        for r in (x for x in later if x["cluster"] == cluster):
-            table.add_row(
-                escape(r["topic"]),
-                str(r["partition"]),
-                "unknown",
-                "",
-                "",
-                "",
-                "",
-                "",
-                f"first line {_ts(r['first'])}",
-                "cannot know: no earlier line",
-            )
-        console.print(table)

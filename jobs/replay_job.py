@@ -485,7 +485,7 @@ def summarize(frames: ReplayFrames, out_dir: Optional[str]) -> ReplaySummary:
 
 
 def replay_events(spark: SparkSession, events: DataFrame, out_dir: str, options: ReplayOptions) -> ReplaySummary:
-    """Replay an events table (as written by ``parse``) and write the replay tables."""
+    """Replay an events table (as written by ``parse``) and write the replay tables and the story."""
     with arrow_batches(spark):
         try:
             frames = replay_frames(spark, events, options)
@@ -494,7 +494,11 @@ def replay_events(spark: SparkSession, events: DataFrame, out_dir: str, options:
         except Exception as err:
             raise JobError(f"replay job failed: {short_error(err)}") from err
         try:
-            return write_replay(spark, frames, out_dir)
+            summary = write_replay(spark, frames, out_dir)
+            from .story_job import stories, write_story  # story_job builds on this module
+
+            write_story(spark, stories(spark, frames), out_dir)
+            return summary
         except KafkaForensicsError:
             raise
         except Exception as err:

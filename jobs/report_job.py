@@ -38,6 +38,7 @@ from kafka_forensics.reports.model import (
     Reconciliation,
     ReportData,
     StateInterval,
+    StorySentence,
     TransitionCell,
     TransitionMatrix,
 )
@@ -249,6 +250,7 @@ def collect_report_data(
                 f"intervals and {len(s.replica_intervals):,} of {s.replica_intervals_total:,} replica "
                 f"intervals"
             )
+    data.story, data.story_notes = read_story(spark, out_dir)
     data.rate_bucket_seconds, data.rates, types_total = _rates(events, window_start, window_end)
     if types_total > MAX_EVENT_TYPES:
         left_out.append(
@@ -628,6 +630,27 @@ def _quarantine(quarantine: DataFrame) -> tuple[list[Count], int, int]:
 
 
 # ---- the expectations' verdict (written by the check job; shape tolerated loosely) --------------
+def read_story(spark: SparkSession, out_dir: str) -> tuple[list[StorySentence], list[str]]:
+    """The story the replay wrote (``story_job.STORY_JSON``: a few hundred sentences at most)."""
+    from .story_job import STORY_JSON
+
+    path = f"{out_dir}/{STORY_JSON}"
+    if not path_exists(spark, path):
+        return [], ["no story.json: the replay was written by an older version; rerun replay or analyze"]
+    try:
+        rows = spark.read.text(path, wholetext=True).collect()
+        doc = json.loads(rows[0][0]) if rows else {"clusters": []}
+    except Exception as err:  # an unreadable story must not cost the whole report
+        return [], [f"story.json unreadable: {short_error(err, 300)}"]
+    sentences, notes = [], []
+    for cluster in doc.get("clusters", []):
+        notes += cluster.get("notes", [])
+        for s in cluster.get("sentences", []):
+            ts = datetime.fromisoformat(s["ts"]) if s.get("ts") else None
+            sentences.append(StorySentence(s["cluster"], ts, s["kind"], s["sentence"], tuple(s["evidence"])))
+    return sentences, notes
+
+
 def read_verdict(spark: SparkSession, out_dir: str) -> VerdictSummary:
     path = f"{out_dir}/{VERDICT}"
     if not path_exists(spark, path):
@@ -640,4 +663,11 @@ def read_verdict(spark: SparkSession, out_dir: str) -> VerdictSummary:
     return summarize_verdict(doc)
 
 
-__all__ = ["ReportSummary", "bucket_seconds_for", "build_report", "collect_report_data", "read_verdict"]
+__all__ = [
+    "ReportSummary",
+    "bucket_seconds_for",
+    "build_report",
+    "collect_report_data",
+    "read_story",
+    "read_verdict",
+]

@@ -64,6 +64,8 @@ METADATA_BROKER_TYPES = frozenset(
 )
 BROKER_TYPES = BROKER_TYPES | METADATA_BROKER_TYPES
 VERSION_TYPES = frozenset({"kafka_version", "metadata_feature_level"})
+# Lines that say why a controller changed (kept in the context for the incident story, replay/story.py).
+REASON_LINE_TYPES = RESIGN_TYPES | frozenset({"kraft_new_epoch"})
 # KRaft: the leader of Raft epoch E appends a LEADER_CHANGE control record first thing in its epoch
 # (R:raft/LeaderState.java@3.9.0-rc3 appendLeaderChangeMessage, KafkaRaftClient.onBecomeLeader); the
 # dump prints it as "controlType: LEADER_CHANGE(2)" in a batch whose partitionLeaderEpoch is E
@@ -171,6 +173,7 @@ class ClusterContext:
     resets: list[datetime] = field(default_factory=list)  # elections whose epoch went back (sorted)
     metadata_versions: list[tuple[datetime, int]] = field(default_factory=list)  # KRaft metadata.version levels
     dated: dict[int, VersionRange] = field(default_factory=dict)  # broker -> releases that print all its lines
+    reason_lines: list[dict] = field(default_factory=list)  # REASON_LINE_TYPES lines, in time order
 
     def metadata_version_at(self, ts: Optional[datetime]) -> Optional[int]:
         """The KRaft ``metadata.version`` feature level in force at ``ts`` (None if never seen)."""
@@ -386,6 +389,14 @@ def build_cluster_context(
     _collect_versions(ctx, events)
     _collect_controllers(ctx, events, activities, timedelta(seconds=skew_seconds))
     ctx.findings.extend(_offset_gap_findings(cluster, events))
+    ctx.reason_lines = [
+        {
+            k: e.get(k)
+            for k in ("ts", "source_file", "line_no", "event_type", "broker", "controller_id", "controller_epoch")
+        }
+        for e in events
+        if e["event_type"] in REASON_LINE_TYPES
+    ]
     times = {ref_of(e): e["ts"] for e in events}
     for a in activities:
         times.setdefault(a["first_ref"], a.get("first_ts"))
@@ -723,6 +734,7 @@ __all__ = [
     "ACTING_TYPES",
     "CLUSTER_EVENT_TYPES",
     "OFFSET_GAP_ATTR",
+    "REASON_LINE_TYPES",
     "BrokerInterval",
     "ClusterContext",
     "ControllerInterval",

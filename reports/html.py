@@ -91,7 +91,11 @@ class _Page:
 
 def render_report(data: ReportData, *, evidence_limit: int) -> str:
     """The whole page as one string."""
-    refs = [e.ref for f in data.findings for e in f.evidence] + [e for c in data.controllers for e in c.evidence]
+    refs = (
+        [e.ref for f in data.findings for e in f.evidence]
+        + [e for c in data.controllers for e in c.evidence]
+        + [e for s in data.story for e in s.evidence]
+    )
     prefix = common_prefix(refs)
     page = _Page()
     page.add(_summary(data, prefix))
@@ -106,6 +110,7 @@ def render_report(data: ReportData, *, evidence_limit: int) -> str:
     else:
         page.add('<p class="hint">The logs name no controller and no broker liveness change.</p>')
     page.add("</section>")
+    page.add(_story_section(data, prefix))
     page.add(
         f'<section id="findings"><h2>Findings ({len(data.findings):,} of {data.findings_total:,})</h2>'
         '<p class="hint">One finding per episode: one anomaly of one rule on one partition (or the cluster), '
@@ -331,6 +336,35 @@ def _verdict_card(data: ReportData) -> str:
     if v.warnings:
         detail += ("<br>" if detail else "") + "warnings: " + ", ".join(esc(n) for n in v.warnings)
     return _card("expectations", f'<span class="{css}">{esc(v.status)}</span>', detail, card_id="card-verdict")
+
+
+def _story_section(data: ReportData, prefix: str) -> str:
+    """The incident in order and in words (``replay.story``), each sentence with the lines it cites."""
+    head = (
+        '<section id="story"><h2>Story</h2><p class="hint">What happened, in order: controller changes with the '
+        "reason Kafka logged, broker deaths and returns, controlled shutdowns, leader elections by kind and the "
+        "first and last line of each finding. Times are UTC."
+        + (f' Evidence paths are relative to <span class="ref">{esc(prefix)}</span>.' if prefix else "")
+        + "</p>"
+    )
+    if not data.story:
+        return head + '<p class="hint">No story: the replay wrote no story.json, or the logs name no controller, '
+        "broker, election or finding.</p></section>"
+    multi = len({s.cluster for s in data.story}) > 1
+    items = []
+    for s in data.story:
+        refs = " ".join(
+            f'<span class="ref">{esc(e[len(prefix) :].lstrip("/") if prefix and e.startswith(prefix) else e)}</span>'
+            for e in s.evidence
+        )
+        cluster = f"[{esc(s.cluster)}] " if multi and s.cluster else ""
+        when = esc(plot_time(s.ts)) if s.ts is not None else "?"
+        items.append(
+            f'<li class="story-{esc(s.kind.split(":", 1)[0])}"><span class="when">{when}</span> {cluster}'
+            f'{esc(s.text)} <span class="cites">({refs})</span></li>'
+        )
+    notes = "".join(f'<p class="hint">{esc(n)}</p>' for n in data.story_notes)
+    return head + '<ol class="story">' + "".join(items) + "</ol>" + notes + "</section>"
 
 
 def _partitions_section(data: ReportData, page: _Page) -> str:

@@ -165,6 +165,17 @@ class RateSeries:
     points: tuple[tuple[datetime, int], ...]  # (bucket start, events)
 
 
+@dataclass(frozen=True)
+class StorySentence:
+    """One sentence of the incident story (``replay.story``, read from DIR/story.json)."""
+
+    cluster: str
+    ts: Optional[datetime]
+    kind: str
+    text: str
+    evidence: tuple[str, ...]
+
+
 @dataclass
 class ReportData:
     title: str
@@ -196,6 +207,8 @@ class ReportData:
     quarantine: list[Count]
     quarantine_total: int
     left_out: list[str] = field(default_factory=list)  # sentences: what the report does not show
+    story: list[StorySentence] = field(default_factory=list)  # the incident in order and in words
+    story_notes: list[str] = field(default_factory=list)  # what the story left out
 
     @property
     def failovers(self) -> int:

@@ -92,6 +92,9 @@ table.findings td.summary { max-width:520px; }
 .evidence { margin:0; padding:0; list-style:none; }
 .evidence li { margin:0 0 6px; }
 .ref { font-family:%(mono)s; font-size:12px; color:#1e3a8a; word-break:break-all; }
+ol.story { padding-left:1.5em; } ol.story li { margin:2px 0; }
+ol.story .when { font-family:%(mono)s; font-size:12px; color:#475569; }
+ol.story li.story-finding { color:#7f1d1d; }
 pre.raw { margin:2px 0 0; padding:4px 6px; background:#f8fafc; border:1px solid var(--line); border-radius:4px;
           font-family:%(mono)s; font-size:11.5px; white-space:pre-wrap; word-break:break-word; max-height:9em; overflow:auto; }
 .more { color:var(--muted); font-size:12px; }

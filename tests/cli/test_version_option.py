@@ -25,6 +25,7 @@ COMMANDS = {
     "replay": ["{input}", "--out", "{out}"],
     "timeline": ["{input}", "--topic", "orders", "--partition", "7"],
     "describe": ["{input}", "--at", "2021-03-04 10:15:23,456"],
+    "story": ["{input}"],
     "check": ["{input}", "--out", "{out}"],
     "analyze": ["{input}", "--out", "{out}"],
     "merge": ["{input}"],

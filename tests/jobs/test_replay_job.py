@@ -143,6 +143,8 @@ def test_timeline_command(spark):
             "twitterstream",
             "--partition",
             "0",
+            "--format",
+            "table",  # piped, the default is text (one line per row, no titles)
         ],
         env=WIDE,
     )

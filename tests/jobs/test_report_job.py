@@ -113,6 +113,22 @@ def test_report_summary_counts_and_sections(samples_report):
     assert 'src="http' not in ours and 'href="http' not in ours and "@import" not in ours
 
 
+def test_report_tells_the_story_the_replay_wrote(samples_report):
+    import html
+
+    out, page, _, _ = samples_report
+    doc = json.loads((out / "story.json").read_text())
+    assert [c["cluster"] for c in doc["clusters"]] == sorted(SCENARIOS)
+    story = page[page.index('<section id="story">') : page.index('<section id="findings">')]
+    told = [s for c in doc["clusters"] for s in c["sentences"]]
+    assert told and story.count("<li ") == len(told)
+    at = 0
+    for s in told:  # every sentence, in the order of story.json (clusters, then time)
+        at = story.index(html.escape(s["sentence"], quote=True), at) + 1
+    failover = [s["sentence"] for s in told if s["cluster"] == "kafka-2.4-controller-failover"]
+    assert any(s.startswith("broker 2 became the controller (epoch 8), taking over from broker 1") for s in failover)
+
+
 def test_report_is_deterministic(samples_report, spark, tmp_path):
     from kafka_forensics.jobs.report_job import build_report
 
