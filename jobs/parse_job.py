@@ -26,14 +26,16 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
-from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA, PARSE_TABLES
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS, EVENTS_SCHEMA, FILES, PARSE_TABLES
+from kafka_forensics.core.tables import QUARANTINE as QUARANTINE_TABLE
 from kafka_forensics.parsers.gc_pause import cyclic_gc_paused
 from kafka_forensics.parsers.records import ParseOptions, parse_file
 
 from .discovery import InputFile, discover
 from .events_writer import finish, local_events_dir, write_events
-from .fs import delete_path, path_exists, rename_path, write_text
+from .fs import absolute, delete_path, path_exists, rename_path, write_text
 from .spark_errors import short_error
+from .stored_tables import read_table
 
 ROW_KIND = "row_kind"
 MAX_LENGTH_CONF = "spark.sql.sources.binaryFile.maxLength"
@@ -181,6 +183,7 @@ def _staged(spark: SparkSession, staging: str, kind: str) -> DataFrame:
 
 
 def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: ParseOptions) -> ParseSummary:
+    out_dir = absolute(out_dir)
     files = discover(spark, inputs)
     _check_sizes(spark, files)
     staging = f"{out_dir}/_staging"
@@ -251,13 +254,13 @@ def _human(size: int) -> str:
 def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
     """Counts from the written tables (column reads), checked against the readers' own counts."""
     summary = ParseSummary(out_dir=out_dir)
-    for row in spark.read.parquet(f"{out_dir}/files").orderBy("source_file").collect():  # one row per file
+    for row in read_table(spark, out_dir, FILES).orderBy("source_file").collect():  # one row per file
         entry = row.asDict()
         summary.files.append(entry)
         summary.lines_read += entry["lines_read"]
         if entry["read_error"]:
             summary.read_errors.append(f"{entry['source_file']}: {entry['read_error']}")
-    events = spark.read.parquet(f"{out_dir}/events")
+    events = read_table(spark, out_dir, EVENTS)
     counted = events.agg(
         F.count(F.lit(1)).alias("n"),
         F.sum("n_continuation").alias("c"),
@@ -266,7 +269,7 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
     summary.records = int(counted["n"] or 0)
     summary.continuation_lines = int(counted["c"] or 0)
     summary.out_of_order = int(counted["o"] or 0)
-    quarantine = spark.read.parquet(f"{out_dir}/quarantine")
+    quarantine = read_table(spark, out_dir, QUARANTINE_TABLE)
     summary.quarantined = quarantine.count()
     summary.by_event_type = {r[0]: r[1] for r in events.groupBy("event_type").count().orderBy("event_type").collect()}
     summary.by_dialect = {r[0]: r[1] for r in events.groupBy("dialect").count().orderBy("dialect").collect()}

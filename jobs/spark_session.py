@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 import sys
 from importlib import resources
+from pathlib import Path
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
+
+from . import jvm_archive
 
 # Defaults for a laptop run; every one can be overridden with --conf k=v.
 LOCAL_DEFAULTS = {
@@ -22,6 +26,10 @@ LOCAL_DEFAULTS = {
     "spark.python.worker.reuse": "true",
     # partitioned writes with concurrent writers keep each task's row order (no per-task sort)
     "spark.sql.maxConcurrentOutputFileWriters": "4",
+    # Timestamps as Parquet's INT64 microseconds adjusted to UTC, as the workers' pyarrow writer
+    # writes them (jobs/events_writer.py), not Spark's legacy INT96: a table has one physical type
+    # whichever writer wrote it (readers other than Spark see the difference).
+    "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
 }
 
 # Not imposed on a cluster: there the UI is wanted and shuffle width follows the cluster's size.
@@ -36,6 +44,13 @@ def local_driver_memory() -> str:
     except (ValueError, OSError, AttributeError):  # not POSIX: keep Spark's default
         return "1g"
     return f"{max(1, min(8, total // 2 // (1 << 30)))}g"
+
+
+def spark_home() -> Path:
+    """The Spark installation pyspark launches (bin/spark-class): $SPARK_HOME, else pyspark's own."""
+    import pyspark
+
+    return Path(os.environ.get("SPARK_HOME") or Path(pyspark.__file__).parent)
 
 
 def launched_by_spark_submit() -> bool:
@@ -55,6 +70,7 @@ def build_session(
     submitted = launched_by_spark_submit()
     builder = SparkSession.builder.appName(app_name)
     preset: set[str] = set()
+    archive = None
     if submitted:
         from pyspark import SparkConf
 
@@ -64,6 +80,10 @@ def build_session(
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         quiet = resources.files("kafka_forensics.jobs") / "log4j2-quiet.properties"
         java_options = f"-Dlog4j2.configurationFile=file:{quiet}"
+        if SparkContext._active_spark_context is None:  # this call starts the JVM
+            archive = jvm_archive.plan(spark_home(), conf)
+            if archive is not None:
+                java_options += " " + archive.java_option
         if "spark.driver.extraJavaOptions" in conf:
             java_options += " " + conf["spark.driver.extraJavaOptions"]
         builder = builder.config("spark.driver.extraJavaOptions", java_options)
@@ -80,5 +100,7 @@ def build_session(
         if submitted or key != "spark.driver.extraJavaOptions":
             builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    if archive is not None:
+        jvm_archive.finish_at_exit(archive, spark)
     spark.sparkContext.setLogLevel(os.environ.get("KAFKA_FORENSICS_SPARK_LOG_LEVEL", "ERROR"))
     return spark
