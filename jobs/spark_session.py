@@ -102,5 +102,7 @@ def build_session(
     spark = builder.getOrCreate()
     if archive is not None:
         jvm_archive.finish_at_exit(archive, spark)
-    spark.sparkContext.setLogLevel(os.environ.get("KAFKA_FORENSICS_SPARK_LOG_LEVEL", "ERROR"))
+    # Spark's own log stays off the terminal: a failed job is one sentence from the command
+    # (--debug: the whole error); KAFKA_FORENSICS_SPARK_LOG_LEVEL=ERROR shows Spark's errors again.
+    spark.sparkContext.setLogLevel(os.environ.get("KAFKA_FORENSICS_SPARK_LOG_LEVEL", "OFF"))
     return spark
