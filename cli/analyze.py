@@ -145,8 +145,9 @@ def analyze(
             f"[bold]kafka-forensics analyze[/bold]: {len(inputs)} input(s) → {escape(out_dir)}"
             + (f" [dim]({escape(flt.describe())})[/dim]" if flt.active else "")
         )
-        import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start and the parse
+        warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
         spark = build_session(master, parse_conf(conf))
+        warming.join()
         progress = _StageProgress(spark, console)
         try:
             result = run_analyze(

@@ -83,8 +83,9 @@ def check(
             "files": len(fingerprint["files"]),
         }
         console.print(f"[bold]kafka-forensics check[/bold]: starting Spark ({master or 'local[*]'})")
-        import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
+        warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
         state["spark"] = spark = build_session(master, parse_conf(conf))
+        warming.join()
         replayed = replay_for_check(spark, list(inputs), out_dir, options, ropts, fingerprint, reuse)
         state["info"]["replay"] = "computed" if replayed else "reused"
         if replayed is None:

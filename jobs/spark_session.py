@@ -5,12 +5,8 @@ from __future__ import annotations
 import os
 import sys
 from importlib import resources
-from pathlib import Path
 
-from pyspark import SparkContext
 from pyspark.sql import SparkSession
-
-from . import jvm_archive
 
 # Defaults for a laptop run; every one can be overridden with --conf k=v.
 LOCAL_DEFAULTS = {
@@ -46,13 +42,6 @@ def local_driver_memory() -> str:
     return f"{max(1, min(8, total // 2 // (1 << 30)))}g"
 
 
-def spark_home() -> Path:
-    """The Spark installation pyspark launches (bin/spark-class): $SPARK_HOME, else pyspark's own."""
-    import pyspark
-
-    return Path(os.environ.get("SPARK_HOME") or Path(pyspark.__file__).parent)
-
-
 def launched_by_spark_submit() -> bool:
     """True in a driver that spark-submit (or pyspark) started: its JVM is already up, with the
     master and configuration the user gave spark-submit, and the Python side only connects to it."""
@@ -70,7 +59,6 @@ def build_session(
     submitted = launched_by_spark_submit()
     builder = SparkSession.builder.appName(app_name)
     preset: set[str] = set()
-    archive = None
     if submitted:
         from pyspark import SparkConf
 
@@ -80,10 +68,6 @@ def build_session(
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         quiet = resources.files("kafka_forensics.jobs") / "log4j2-quiet.properties"
         java_options = f"-Dlog4j2.configurationFile=file:{quiet}"
-        if SparkContext._active_spark_context is None:  # this call starts the JVM
-            archive = jvm_archive.plan(spark_home(), conf)
-            if archive is not None:
-                java_options += " " + archive.java_option
         if "spark.driver.extraJavaOptions" in conf:
             java_options += " " + conf["spark.driver.extraJavaOptions"]
         builder = builder.config("spark.driver.extraJavaOptions", java_options)
@@ -100,8 +84,6 @@ def build_session(
         if submitted or key != "spark.driver.extraJavaOptions":
             builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    if archive is not None:
-        jvm_archive.finish_at_exit(archive, spark)
     # Spark's own log stays off the terminal: a failed job is one sentence from the command
     # (--debug: the whole error); KAFKA_FORENSICS_SPARK_LOG_LEVEL=ERROR shows Spark's errors again.
     spark.sparkContext.setLogLevel(os.environ.get("KAFKA_FORENSICS_SPARK_LOG_LEVEL", "OFF"))

@@ -4,9 +4,10 @@ Great Expectations takes about 3 s of CPU to import (``bench/RESULTS.md``, "Firs
 check stage used to pay it in the middle of the run. While ``build_session`` waits for the JVM to
 come up (seconds, in another process) this Python process is idle, so a command that will need
 GX starts importing it in a background thread first: on two cores the import runs beside the
-JVM's start instead of after it. Python's per-module import locks make the later ``import`` in
-the main thread wait for the background one to finish, or return at once; an import that fails
-in the background is simply imported (and fails, with its real traceback) where it is used.
+JVM's start instead of after it. The caller joins the thread as soon as the session is up, so
+the background import never overlaps the main thread's own imports (the parse job's): only the
+wait for the JVM is shared. An import that fails in the background is simply imported again
+(and fails, with its real traceback) where it is used.
 """
 
 from __future__ import annotations
