@@ -29,6 +29,13 @@ from tests.support.outputs import canonical
 from tests.support.paths import SAMPLES
 from tests.support.standalone_cluster import standalone_cluster
 
+# bin/spark-class starts the daemons with $JAVA_HOME/bin/java, else the java on the PATH
+JAVA = (Path(os.environ["JAVA_HOME"]) / "bin" / "java") if os.environ.get("JAVA_HOME") else None
+if not (JAVA is not None and JAVA.exists()) and shutil.which("java") is None:
+    pytest.skip(
+        "no Java: the standalone master and workers need $JAVA_HOME or java on the PATH", allow_module_level=True
+    )
+
 SAMPLE = "kafka-2.4-controller-failover"
 RELATIVE_INPUT = f"sample_logs/{SAMPLE}"
 WORKER_PYARROW_NAME = re.compile(r"^part-[0-9a-f]{20}\.parquet$")  # jobs/events_writer.part_name
