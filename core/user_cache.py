@@ -1,11 +1,12 @@
 """A private, per-user cache directory for things that cost seconds to build and never change
 between runs of the same installation (the compiled grammar).
 
-Why private: what is cached is loaded with ``pickle`` (or mapped by the JVM), and loading a file
-someone else can write runs their code. So each kind of entry has a directory of the user's own,
-created ``0700``, inside a root that only the user may write; either is refused (no cache, never
-an error) if it has another owner, looser permissions, or is a symbolic link. Everything cached is also keyed by the content it was built from, so a
-stale entry is never read: a changed input gives a new key.
+Why private: what is cached is loaded with ``pickle``, and loading a file someone else can write
+runs their code. So each kind of entry has a directory of the user's own, created ``0700``,
+inside a root that only the user may write; either is refused (no cache, never an error) if it
+has another owner, looser permissions, or is a symbolic link. Everything cached is also keyed by
+the content it was built from, so a stale entry is never read: a changed input gives a new key.
+Entries are written whole (temporary file + rename), so concurrent runs never see half of one.
 
 Location: ``$KAFKA_FORENSICS_CACHE_DIR`` if set (``off`` or empty disables caching), else
 ``$XDG_CACHE_HOME/kafka-forensics``, else ``~/.cache/kafka-forensics``. On a cluster each
@@ -89,14 +90,12 @@ def write_entry(directory: Path, name: str, data: bytes) -> None:
     prune(directory, MAX_ENTRIES)
 
 
-def prune(directory: Path, keep: int, pattern: str = "[!.]*", companions: tuple[str, ...] = ()) -> None:
-    """Delete all but the ``keep`` newest entries matching ``pattern`` (and their files with the
-    same stem and one of the ``companions`` suffixes). Failures are ignored."""
+def prune(directory: Path, keep: int) -> None:
+    """Delete all but the ``keep`` newest entries (hidden temporary files are left to their
+    writers). Failures are ignored: a concurrent run may have removed an entry first."""
     try:
-        entries = sorted(directory.glob(pattern), key=lambda p: p.stat().st_mtime)
+        entries = sorted(directory.glob("[!.]*"), key=lambda p: p.stat().st_mtime)
         for old in entries[: max(0, len(entries) - keep)]:
             old.unlink(missing_ok=True)
-            for suffix in companions:
-                old.with_suffix(suffix).unlink(missing_ok=True)
     except OSError:
         return
