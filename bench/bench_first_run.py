@@ -23,7 +23,8 @@ ratio measured in the same round drifts much less.
 **Profile** (``--profile``): one ``analyze`` in this process with Spark's event log on, then per
 stage (parse, replay, check, report): wall seconds, Spark jobs, stages and tasks, files written,
 plus the JVM start, the driver's imports (Great Expectations separately) and the grammar build
-of a fresh Python process (cold, and with the compiled-grammar cache warm).
+of a fresh Python process (with the compiled-grammar cache as it is; ``KAFKA_FORENSICS_CACHE_DIR=off``
+for a cold build).
 """
 
 from __future__ import annotations
