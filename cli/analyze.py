@@ -146,7 +146,7 @@ def analyze(
             + (f" [dim]({escape(flt.describe())})[/dim]" if flt.active else "")
         )
         warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
-        spark = build_session(master, parse_conf(conf))
+        spark = build_session(master, parse_conf(conf), inputs=inputs)
         warming.join()
         progress = _StageProgress(spark, console)
         try:
