@@ -22,7 +22,6 @@ It never times anything (the numbers are counts, the same on every machine).
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import sys
 from collections import Counter
@@ -30,7 +29,7 @@ from pathlib import Path
 
 from kafka_forensics.parsers.records import parse_file
 from kafka_forensics.replay.findings import SEVERITIES
-from kafka_forensics.replay.local import replay_all
+from kafka_forensics.replay.local import replay_all, replay_event
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_logs"
@@ -49,12 +48,7 @@ def _events(root: Path, files: list[Path]) -> list[dict]:
     events = []
     for path in files:
         rel = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
-        for e in parse_file(path.read_bytes(), rel).events:
-            e = dict(e)
-            if e["ts"] is not None:
-                e["ts"] = dt.datetime.fromtimestamp(e["ts"] / 1e6, dt.timezone.utc)
-            e["attrs"] = dict(e.get("attrs") or {})
-            events.append(e)
+        events.extend(replay_event(e) for e in parse_file(path.read_bytes(), rel).events)
     return events
 
 

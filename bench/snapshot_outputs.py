@@ -76,15 +76,9 @@ def _parse(files: list[Path], base: Path, kafka_version: str | None):
 
 
 def _replay(events: list[dict], kafka_version: str | None) -> dict:
-    from kafka_forensics.replay.local import replay_all
+    from kafka_forensics.replay.local import replay_all, replay_event
 
-    rows = []
-    for e in events:
-        e = dict(e)
-        if e["ts"] is not None:
-            e["ts"] = dt.datetime.fromtimestamp(e["ts"] / 1e6, dt.timezone.utc)
-        e["attrs"] = dict(e.get("attrs") or {})
-        rows.append(e)
+    rows = [replay_event(e) for e in events]
     try:
         result = replay_all(rows, user_version=kafka_version)
     except Exception as err:  # a version the replay refuses: the refusal is the behaviour

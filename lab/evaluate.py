@@ -13,7 +13,6 @@ Spark jobs); the truth it is judged against never came from it. It reports:
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -63,6 +62,7 @@ class Evaluation:
 
 def _events(folder: Path, files: list[str]) -> tuple[list[dict], dict[str, dict], list, int]:
     from kafka_forensics.parsers.records import parse_file
+    from kafka_forensics.replay.local import replay_event
 
     events, summaries, untyped, sc = [], {}, [], 0
     for name in files:
@@ -73,10 +73,7 @@ def _events(folder: Path, files: list[str]) -> tuple[list[dict], dict[str, dict]
                 sc += 1
                 if e["event_type"] == "other":
                     untyped.append((name, e["line_no"], e["message"]))
-            if e["ts"] is not None:
-                e["ts"] = dt.datetime.fromtimestamp(e["ts"] / 1e6, dt.timezone.utc)
-            e["attrs"] = dict(e.get("attrs") or {})
-            events.append(e)
+            events.append(replay_event(e))
     return events, summaries, untyped, sc
 
 

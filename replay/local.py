@@ -9,6 +9,7 @@ compares the two on the real-log corpus.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Callable, Iterable, Optional
 
 from .cluster import ACTING_TYPES, ClusterContext, build_cluster_context, is_cluster_row
@@ -25,6 +26,17 @@ class LocalReplay:
     partition_intervals: list[dict] = field(default_factory=list)
     replica_intervals: list[dict] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+
+
+def replay_event(row: dict) -> dict:
+    """A row of ``parse_file``'s events (``ts`` in microseconds, ``attrs`` as key/value pairs) as the
+    replay reads it: ``ts`` an aware UTC datetime and ``attrs`` a dict, as Spark's Arrow conversion
+    hands the events table to the replay job. A copy: the parser's row is left as it was."""
+    event = dict(row)
+    if event["ts"] is not None:
+        event["ts"] = datetime.fromtimestamp(event["ts"] / 1e6, timezone.utc)
+    event["attrs"] = dict(event.get("attrs") or {})
+    return event
 
 
 def _time_key(e: dict) -> tuple:

@@ -11,13 +11,11 @@ line the file is only known to be 1.1 or later.
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 
 from kafka_forensics.core.eras import range_for_line
 from kafka_forensics.parsers.records import parse_file
-from kafka_forensics.replay.local import replay_all
+from kafka_forensics.replay.local import replay_all, replay_event
 from tests.support.kafka_lines import line, text
 
 APP_INFO = "org.apache.kafka.common.utils.AppInfoParser"
@@ -62,11 +60,7 @@ def test_the_version_line_maps_through_the_one_reader(version, dialect):
 
 
 def test_a_confluent_broker_is_judged_as_its_apache_release():
-    events = []
-    for e in parse_file(broker_stdout("7.5.0-ccs"), "kafka-1/stdout.log").events:
-        e["ts"] = dt.datetime.fromtimestamp(e["ts"] / 1e6, dt.timezone.utc)
-        e["attrs"] = dict(e["attrs"] or {})
-        events.append(e)
+    events = [replay_event(e) for e in parse_file(broker_stdout("7.5.0-ccs"), "kafka-1/stdout.log").events]
     ctx = replay_all(events).contexts[""]
     assert ctx.version_of(1) == "7.5.0-ccs"
     assert range_for_line("zk-3.x", ctx.version_of(1), None).label == "3.5"

@@ -17,12 +17,11 @@ parsed with that ``source_file``.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import Path
 
 from kafka_forensics.parsers.records import parse_file
-from kafka_forensics.replay.local import LocalReplay, replay_all
+from kafka_forensics.replay.local import LocalReplay, replay_all, replay_event
 from tests.support.paths import DATA
 
 CASES_DIR = DATA / "issue14"
@@ -43,12 +42,7 @@ def events_of(case: str) -> list[dict]:
     for path in sorted(p for p in root.rglob("*.log") if p.is_file()):
         result = parse_file(path.read_bytes(), str(path.relative_to(root)))
         assert not result.quarantine, result.quarantine
-        for event in result.events:
-            event = dict(event)
-            if event["ts"] is not None:
-                event["ts"] = dt.datetime.fromtimestamp(event["ts"] / 1e6, dt.timezone.utc)
-            event["attrs"] = dict(event.get("attrs") or {})
-            out.append(event)
+        out.extend(map(replay_event, result.events))
     return out
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
 from kafka_forensics.parsers.records import parse_file
 from kafka_forensics.replay.cluster import CLUSTER_EVENT_TYPES, build_cluster_context
+from kafka_forensics.replay.local import replay_event
 from kafka_forensics.replay.partition import replay_partition
 from tests.support.paths import DATA
 
@@ -22,12 +22,7 @@ def dump_events(name: str, text: str | None = None) -> list[dict]:
         if (DUMPS / name).exists()
         else Path(name).read_bytes()
     )
-    out = []
-    for e in parse_file(data, name).events:
-        e["ts"] = None if e["ts"] is None else dt.datetime.fromtimestamp(e["ts"] / 1e6, dt.timezone.utc)
-        e["attrs"] = e["attrs"] or {}
-        out.append(e)
-    return out
+    return [replay_event(e) for e in parse_file(data, name).events]
 
 
 def replay_one(events: list[dict], topic: str = "events", partition: int = 0):

@@ -7,12 +7,11 @@ job produces exactly the same findings.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from typing import Optional
 
 from kafka_forensics.parsers.records import ParseOptions, parse_file
-from kafka_forensics.replay.local import LocalReplay, replay_all
+from kafka_forensics.replay.local import LocalReplay, replay_all, replay_event
 from tests.support.kafka_lines import line
 
 SC = "state.change.logger"
@@ -45,11 +44,7 @@ def events_of(files: dict[str, list[str]], **options) -> list[dict]:
     for path, lines in files.items():
         result = parse_file(("\n".join(lines) + "\n").encode("utf-8"), path, ParseOptions(**options))
         assert not result.quarantine, result.quarantine
-        for event in result.events:
-            event = dict(event)
-            if event["ts"] is not None:
-                event["ts"] = dt.datetime.fromtimestamp(event["ts"] / 1e6, dt.timezone.utc)
-            event["attrs"] = dict(event.get("attrs") or {})
+        for event in map(replay_event, result.events):
             assert event["event_type"] != "other", f"untyped scenario line: {event['message']}"
             out.append(event)
     return out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import datetime as dt
 import functools
 import json
 import re
@@ -50,15 +49,12 @@ def parse_dir(root: Path, files) -> dict:
 
 def replay_rows(root: Path, files) -> list[dict]:
     """Parse, then the in-process replay (``replay.local``, the twin of jobs/replay_job)."""
-    from kafka_forensics.replay.local import replay_all
+    from kafka_forensics.replay.local import replay_all, replay_event
 
     events = []
     for result in parse_dir(root, files).values():
         for e in result.events:
-            if e["ts"] is not None:
-                e["ts"] = dt.datetime.fromtimestamp(e["ts"] / 1e6, dt.timezone.utc)
-            e["attrs"] = dict(e["attrs"] or [])
-            events.append(e)
+            events.append(replay_event(e))
     return [f.to_row() for f in replay_all(events).findings]
 
 
