@@ -137,6 +137,7 @@ def analyze(
         from kafka_forensics.jobs.filters import event_filter_from
         from kafka_forensics.jobs.replay_job import ReplayOptions
         from kafka_forensics.jobs.spark_session import build_session
+        from kafka_forensics.jobs.warm_imports import CHECK_MODULES, import_in_background
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         flt = event_filter_from(filter_topic, filter_partitions, start_time, end_time, timezone)
@@ -152,7 +153,9 @@ def analyze(
             f"[bold]kafka-forensics analyze[/bold]: {len(inputs)} input(s) → {escape(out_dir)}"
             + (f" [dim]({escape(flt.describe())})[/dim]" if flt.active else "")
         )
-        spark = build_session(master, parse_conf(conf))
+        warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
+        spark = build_session(master, parse_conf(conf), inputs=inputs)
+        warming.join()
         progress = _StageProgress(spark, out)
         try:
             result = run_analyze(

@@ -65,6 +65,7 @@ def check(
         from kafka_forensics.jobs.check_inputs import inputs_fingerprint, replay_for_check
         from kafka_forensics.jobs.check_job import load_check_config, run_check
         from kafka_forensics.jobs.spark_session import build_session
+        from kafka_forensics.jobs.warm_imports import CHECK_MODULES, import_in_background
 
         state["config"] = config = load_check_config(config_path)
         if not inputs and not reuse:
@@ -82,7 +83,9 @@ def check(
             "files": len(fingerprint["files"]),
         }
         console.print(f"[bold]kafka-forensics check[/bold]: starting Spark ({master or 'local[*]'})")
+        warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
         state["spark"] = spark = build_session(master, parse_conf(conf))
+        warming.join()
         replayed = replay_for_check(spark, list(inputs), out_dir, options, ropts, fingerprint, reuse)
         state["info"]["replay"] = "computed" if replayed else "reused"
         if replayed is None:

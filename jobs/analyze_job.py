@@ -16,8 +16,12 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from kafka_forensics.core.errors import InputError
+from kafka_forensics.core.tables import CONTROLLERS, EVENTS, FINDINGS
 from kafka_forensics.core.verdict import Verdict
 from kafka_forensics.replay.findings import SEVERITIES
+
+from .fs import absolute
+from .stored_tables import read_table
 
 STAGES = ("parse", "replay", "check", "report")
 Progress = Callable[[str, str, dict], None]  # (stage, "start" | "done", counts)
@@ -68,6 +72,7 @@ def run_analyze(
 
     validate_options(replay_options)
     result = AnalyzeResult(out_dir=out_dir, report_path=report_path)
+    out_dir = absolute(out_dir)  # what Spark reads; the result names the directory as given
 
     def stage(name: str, action: Callable[[], Any], counts: Callable[[Any], dict]) -> Any:
         progress(name, "start", {})
@@ -90,14 +95,14 @@ def run_analyze(
     )
     if result.parse.records == 0:
         raise InputError(f"no recognisable Kafka log lines in {', '.join(map(str, inputs))}")
-    events = spark.read.parquet(f"{out_dir}/events")
+    events = read_table(spark, out_dir, EVENTS)
     result.replay = stage(
         "replay",
         lambda: replay_events(spark, events, out_dir, replay_options),
         lambda r: {"partitions": r.partitions, "controllers": r.controllers, "findings": r.findings},
     )
     result.verdict = stage(
-        "check", lambda: run_check(spark, out_dir, check_config), lambda v: {"passed": bool(v.passed)}
+        "check", lambda: run_check(spark, result.out_dir, check_config), lambda v: {"passed": bool(v.passed)}
     )
     result.report = stage(
         "report",
@@ -113,11 +118,11 @@ def summarize(spark: SparkSession, result: AnalyzeResult, top_findings: int = 5)
     from .replay_job import collect_arrow
     from .replay_job import top_findings as top_findings_of
 
-    out = result.out_dir
-    span = collect_arrow(spark.read.parquet(f"{out}/events").agg(F.min("ts").alias("first"), F.max("ts").alias("last")))
+    out = absolute(result.out_dir)
+    span = collect_arrow(read_table(spark, out, EVENTS).agg(F.min("ts").alias("first"), F.max("ts").alias("last")))
     result.window = (span[0]["first"], span[0]["last"]) if span else (None, None)
     result.controllers = collect_arrow(
-        spark.read.parquet(f"{out}/controllers")
+        read_table(spark, out, CONTROLLERS)
         .groupBy("cluster")
         .agg(
             F.count(F.lit(1)).alias("epochs"),
@@ -129,7 +134,7 @@ def summarize(spark: SparkSession, result: AnalyzeResult, top_findings: int = 5)
     )
     for row in result.controllers:
         row["failovers"] = max(0, row["epochs"] - 1)  # each new epoch after the first is a controller change
-    findings = spark.read.parquet(f"{out}/findings")
+    findings = read_table(spark, out, FINDINGS)
     counts = {r["severity"]: r["count"] for r in collect_arrow(findings.groupBy("severity").count())}
     result.by_severity = {s: int(counts[s]) for s in SEVERITIES if counts.get(s)}
     result.top_findings = top_findings_of(spark, out, top_findings) if top_findings else []

@@ -34,8 +34,9 @@ from kafka_forensics.core.tables import TABLES
 from kafka_forensics.core.verdict import VERDICT, Verdict
 
 from .check_config import CheckConfig, load_check_config
-from .fs import path_exists, write_text
+from .fs import absolute, path_exists, write_text
 from .spark_errors import short_error
+from .stored_tables import read_table
 
 
 # ---- files ------------------------------------------------------------------------------------------
@@ -193,7 +194,7 @@ def require_replay_tables(spark: SparkSession, out_dir: str) -> None:
 def _load_tables(spark: SparkSession, out_dir: str) -> dict[str, DataFrame]:
     from pyspark import StorageLevel
 
-    return {t: spark.read.parquet(f"{out_dir}/{t}").persist(StorageLevel.MEMORY_AND_DISK) for t in TABLES}
+    return {t: read_table(spark, out_dir, t).persist(StorageLevel.MEMORY_AND_DISK) for t in TABLES}
 
 
 def _run_suites(
@@ -251,10 +252,11 @@ def run_check(
     """
     config = config or load_check_config(None)
     out_dir = out_dir.rstrip("/") or out_dir
+    where = absolute(out_dir)  # for Spark; the verdict names the directory as it was given
     tables: dict[str, DataFrame] = {}
     try:
-        require_replay_tables(spark, out_dir)
-        tables = _load_tables(spark, out_dir)
+        require_replay_tables(spark, where)
+        tables = _load_tables(spark, where)
         counts = {name: df.count() for name, df in tables.items()}
         local = is_local(out_dir)
         gx_root = _local(out_dir) if local else tempfile.mkdtemp(prefix="kafka-forensics-gx-")
@@ -281,7 +283,7 @@ def run_check(
         for suite, result in results.items():
             write_text(
                 spark,
-                f"{out_dir}/validation/{suite}.json",
+                f"{where}/validation/{suite}.json",
                 json.dumps(result, indent=2, sort_keys=True, default=str) + "\n",
             )
             verdict.suites[suite], failed, warned = _summarise_suite(suite, result, config)

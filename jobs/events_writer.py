@@ -30,6 +30,9 @@ from kafka_forensics.core.tables import EVENTS_SCHEMA
 
 WRITER_CONF = "spark.kafka_forensics.events_writer"  # auto (default) | arrow | spark
 ROW_GROUP_ROWS = 131_072
+# As Spark's writer stores the table (it writes every column nullable): one physical schema for
+# the events whichever writer wrote them, so a local and a cluster run leave identical tables.
+STORED_SCHEMA = pa.schema([f.with_nullable(True) for f in EVENTS_SCHEMA])
 _TMP_SUFFIX = ".tmp"
 
 
@@ -66,7 +69,7 @@ def write_events(batches: list[pa.RecordBatch], events_dir: str, source_uri: str
     rows = sum(b.num_rows for b in batches)
     if rows == 0:
         return 0
-    table = pa.Table.from_batches(batches, schema=EVENTS_SCHEMA)
+    table = pa.Table.from_batches(batches, schema=EVENTS_SCHEMA).cast(STORED_SCHEMA)
     directory = Path(events_dir)
     directory.mkdir(parents=True, exist_ok=True)
     final = directory / (name or part_name(source_uri))

@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import re
+
 from pyspark.sql import SparkSession
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def absolute(path: str) -> str:
+    """A local path without a scheme, made absolute against this Python process's working directory.
+
+    Spark's JVM resolves a relative path against *its* working directory, fixed when it started,
+    while Python's ``open`` (the verdict, the report, GX) uses the process's current one: after a
+    ``chdir`` (a notebook, a test) a relative ``--out`` would be split between two places. Every
+    job resolves its output directory with this first, so both sides write to the same one.
+    Paths with a scheme (``hdfs://``, ``s3a://``, ``file:``) are returned unchanged."""
+    if _SCHEME.match(path) or os.path.isabs(path):
+        return path
+    return os.path.abspath(path)
 
 
 def write_text(spark: SparkSession, path: str, text: str) -> None:

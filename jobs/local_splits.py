@@ -33,10 +33,9 @@ from typing import Iterator
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 import pyarrow.parquet as pq
 
-from kafka_forensics.core.tables import EVENT_FIELDS, EVENTS_SCHEMA
+from kafka_forensics.core.tables import EVENT_FIELDS
 from kafka_forensics.parsers.columnar import (
     SplitResult,
     fill_owner,
@@ -50,6 +49,7 @@ from kafka_forensics.parsers.metadata_dump import looks_like_metadata_dump
 from kafka_forensics.parsers.reader import GZIP_MAGIC
 from kafka_forensics.parsers.records import COL, ParseOptions, file_dialect
 
+from .events_writer import STORED_SCHEMA
 from .events_writer import part_name as file_part_name
 
 SPLIT_BYTES = 64 << 20  # a plain file larger than this is parsed in splits of about this size
@@ -261,7 +261,7 @@ def settle(facts: list[SplitFacts], events_dir: str) -> dict[str, int]:
 def _rewrite(path: Path, owner: int | None, later_than: int | None) -> int:
     if not path.exists():
         return 0
-    table = pq.read_table(path, schema=EVENTS_SCHEMA)
+    table = pq.read_table(path, schema=STORED_SCHEMA)
     flagged = 0
     if owner is not None:
         table = fill_owner(table, owner)
@@ -272,6 +272,6 @@ def _rewrite(path: Path, owner: int | None, later_than: int | None) -> int:
         flagged = int(new.sum() - old.sum())
         table = table.set_column(COL["ts_out_of_order"], EVENT_FIELDS[COL["ts_out_of_order"]], new.to_arrow())
     temporary = path.with_name(f".{path.name}.settle.tmp")
-    pq.write_table(pa.Table.from_batches(table.to_batches(), schema=EVENTS_SCHEMA), temporary, compression="snappy")
+    pq.write_table(table.cast(STORED_SCHEMA), temporary, compression="snappy")
     temporary.replace(path)
     return flagged

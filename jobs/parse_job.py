@@ -30,16 +30,18 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError, UsageError
-from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA, FILE_COUNTS, PARSE_TABLES
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS, EVENTS_SCHEMA, FILE_COUNTS, FILES, PARSE_TABLES
+from kafka_forensics.core.tables import QUARANTINE as QUARANTINE_TABLE
 from kafka_forensics.parsers.columnar import SplitResult, parse_file_columnar
 from kafka_forensics.parsers.records import ParseOptions
 
 from .discovery import InputFile, discover
 from .events_writer import finish, local_events_dir, part_name, write_events
-from .fs import delete_path, path_exists, rename_path, write_text
+from .fs import absolute, delete_path, path_exists, rename_path, write_text
 from .local_splits import SPLIT_BYTES, SPLIT_CONF, Split, SplitFacts, parse_split, plan_splits, settle
 from .local_splits import part_name as split_part
 from .spark_errors import short_error
+from .stored_tables import read_table
 
 ROW_KIND = "row_kind"
 MAX_LENGTH_CONF = "spark.sql.sources.binaryFile.maxLength"
@@ -295,6 +297,7 @@ def _staged(spark: SparkSession, staging: str, kind: str) -> DataFrame:
 
 
 def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: ParseOptions) -> ParseSummary:
+    out_dir = absolute(out_dir)
     notes: list[str] = []
     files = discover(spark, inputs, notes)
     staging = f"{out_dir}/_staging"
@@ -368,7 +371,7 @@ def _human(size: int) -> str:
 def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
     """Counts from the written tables (column reads), checked against the readers' own counts."""
     summary = ParseSummary(out_dir=out_dir)
-    for row in spark.read.parquet(f"{out_dir}/files").orderBy("source_file").collect():  # one row per file
+    for row in read_table(spark, out_dir, FILES).orderBy("source_file").collect():  # one row per file
         entry = row.asDict()
         summary.files.append(entry)
         summary.lines_read += entry["lines_read"]
@@ -378,7 +381,7 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
             summary.read_errors.append(f"{entry['source_file']}: {entry['read_error']}")
     # one scan of three small columns: records, continuation lines and flags per event type
     # (a dialect is a file's: its records come from the files table)
-    events = spark.read.parquet(f"{out_dir}/events")
+    events = read_table(spark, out_dir, EVENTS)
     per_type = (
         events.groupBy("event_type")
         .agg(
@@ -397,7 +400,7 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
         if entry["records"]:
             summary.by_dialect[entry["dialect"]] = summary.by_dialect.get(entry["dialect"], 0) + entry["records"]
     summary.by_dialect = dict(sorted(summary.by_dialect.items()))
-    quarantine = spark.read.parquet(f"{out_dir}/quarantine")
+    quarantine = read_table(spark, out_dir, QUARANTINE_TABLE)
     summary.quarantined = quarantine.count()
     summary.quarantine_reasons = {
         r[0]: r[1] for r in quarantine.groupBy("reason").count().orderBy(F.desc("count"), "reason").limit(20).collect()

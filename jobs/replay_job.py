@@ -32,6 +32,7 @@ from kafka_forensics.core.errors import JobError, KafkaForensicsError, UsageErro
 from kafka_forensics.core.tables import (
     BROKERS_SCHEMA,
     CONTROLLERS_SCHEMA,
+    EVENTS,
     FINDINGS,
     FINDINGS_SCHEMA,
     PARTITION_TIMELINE_SCHEMA,
@@ -49,9 +50,10 @@ from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED, PARTI
 from kafka_forensics.replay.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11, stale_epoch_finding
 
 from .filters import EventFilter, apply_place, apply_time
-from .fs import write_text
+from .fs import absolute, write_text
 from .replay_kraft import cluster_rows_filter, prepare_metadata_events
 from .spark_errors import short_error
+from .stored_tables import read_table
 
 BATCH_ROWS = 4096
 # Columns the Python side reads; message/stack only where a rule reads them.
@@ -195,7 +197,7 @@ def top_findings(spark: SparkSession, out_dir: str, n: int) -> list[dict]:
     """The ``n`` most severe findings (episodes) of a replay output (then earliest, then by id): what the CLI prints."""
     rank = F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity"))
     return collect_arrow(
-        spark.read.parquet(f"{out_dir}/{FINDINGS}")
+        read_table(spark, out_dir, FINDINGS)
         .withColumn("_rank", rank)
         .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
         .select(
@@ -486,6 +488,7 @@ def summarize(frames: ReplayFrames, out_dir: Optional[str]) -> ReplaySummary:
 
 def replay_events(spark: SparkSession, events: DataFrame, out_dir: str, options: ReplayOptions) -> ReplaySummary:
     """Replay an events table (as written by ``parse``) and write the replay tables and the story."""
+    out_dir = absolute(out_dir)
     with arrow_batches(spark):
         try:
             frames = replay_frames(spark, events, options)
@@ -513,7 +516,7 @@ def run_replay(spark: SparkSession, inputs: list[str], out_dir: str, parse_optio
 
     validate_options(options)
     parsed = run_parse(spark, inputs, out_dir, parse_options)
-    events = spark.read.parquet(f"{out_dir}/events")
+    events = read_table(spark, out_dir, EVENTS)
     return parsed, replay_events(spark, events, out_dir, options)
 
 

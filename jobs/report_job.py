@@ -45,9 +45,10 @@ from kafka_forensics.reports.model import (
 from kafka_forensics.statemachines.legality import is_forbidden
 from kafka_forensics.statemachines.states import PartitionState, ReplicaState, UnknownStateError
 
-from .fs import path_exists, write_text
+from .fs import absolute, path_exists, write_text
 from .replay_job import collect_arrow
 from .spark_errors import short_error
+from .stored_tables import read_table
 
 REQUIRED_TABLES = tuple(t for t in TABLES if t != QUARANTINE)  # quarantine: shown when present
 MAX_FINDINGS = 500
@@ -112,6 +113,7 @@ def build_report(
     """Read the replay tables under ``out_dir`` and write the self-contained HTML report ``out_html``."""
     if top_partitions < 0 or max_findings < 0 or evidence_limit < 0:
         raise InputError("--top must not be negative")
+    out_dir = absolute(out_dir)
     _require_tables(spark, out_dir)
     try:
         data = collect_report_data(
@@ -166,7 +168,7 @@ def _write(spark: SparkSession, out_html: str, page: str, encoded: bytes) -> Non
 def collect_report_data(
     spark: SparkSession, out_dir: str, *, top_partitions: int, max_findings: int, evidence_limit: int
 ) -> ReportData:
-    read = lambda name: spark.read.parquet(f"{out_dir}/{name}")  # noqa: E731
+    read = lambda name: read_table(spark, out_dir, name)  # noqa: E731
     events, findings = read("events"), read("findings")
     quarantine = read("quarantine") if path_exists(spark, f"{out_dir}/quarantine") else None
     left_out: list[str] = []

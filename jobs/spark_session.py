@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from importlib import resources
+from typing import Iterable
 
 from pyspark.sql import SparkSession
 
@@ -22,6 +23,10 @@ LOCAL_DEFAULTS = {
     "spark.python.worker.reuse": "true",
     # partitioned writes with concurrent writers keep each task's row order (no per-task sort)
     "spark.sql.maxConcurrentOutputFileWriters": "4",
+    # Timestamps as Parquet's INT64 microseconds adjusted to UTC, as the workers' pyarrow writer
+    # writes them (jobs/events_writer.py), not Spark's legacy INT96: a table has one physical type
+    # whichever writer wrote it (readers other than Spark see the difference).
+    "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
 }
 
 # Not imposed on a cluster: there the UI is wanted and shuffle width follows the cluster's size.
@@ -38,6 +43,33 @@ def local_driver_memory() -> str:
     return f"{max(1, min(8, total // 2 // (1 << 30)))}g"
 
 
+# A run on a small input spends more CPU compiling the JVM's hot code with C2 than running it
+# (bench/RESULTS.md, "First run": the JIT took 43 of ~86 CPU s of analyze on the bundled sample, C2
+# 34 of them; with C1 only the whole run took 62 CPU s instead of 102-110). Below this much local
+# input the local driver JVM (which runs the tasks too) stops at C1. Only speed changes: the same
+# bytecode runs, compiled by the quicker compiler.
+SHORT_RUN_BYTES = 32 << 20
+SHORT_RUN_JAVA_OPTION = "-XX:TieredStopAtLevel=1"
+
+
+def short_run(inputs: Iterable[str]) -> bool:
+    """True if every input is a local file or directory (no scheme) and together they hold at most
+    SHORT_RUN_BYTES. Anything else (a remote input, a missing path: discovery reports it) is False."""
+    total = 0
+    for given in inputs:
+        if "://" in given or not os.path.exists(given):
+            return False
+        files = [given] if os.path.isfile(given) else (os.path.join(d, f) for d, _, fs in os.walk(given) for f in fs)
+        for path in files:
+            try:
+                total += os.path.getsize(path)
+            except OSError:
+                continue
+            if total > SHORT_RUN_BYTES:
+                return False
+    return True
+
+
 def launched_by_spark_submit() -> bool:
     """True in a driver that spark-submit (or pyspark) started: its JVM is already up, with the
     master and configuration the user gave spark-submit, and the Python side only connects to it."""
@@ -45,9 +77,14 @@ def launched_by_spark_submit() -> bool:
 
 
 def build_session(
-    master: str | None = None, conf: dict[str, str] | None = None, app_name: str = "kafka-forensics"
+    master: str | None = None,
+    conf: dict[str, str] | None = None,
+    app_name: str = "kafka-forensics",
+    inputs: Iterable[str] | None = None,
 ) -> SparkSession:
     """Get or create the session. ``master`` None keeps what spark-submit set (or local[*]).
+    ``inputs``: what the command will read; a small local input on a local master gets a JVM
+    tuned for a short run (``short_run``).
 
     Under spark-submit nothing it was given is overridden: no master, no driver options, and the
     laptop defaults only for keys the submission left unset."""
@@ -64,6 +101,9 @@ def build_session(
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         quiet = resources.files("kafka_forensics.jobs") / "log4j2-quiet.properties"
         java_options = f"-Dlog4j2.configurationFile=file:{quiet}"
+        chosen = master or conf.get("spark.master") or os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]")
+        if inputs is not None and chosen.startswith("local") and short_run(inputs):
+            java_options += " " + SHORT_RUN_JAVA_OPTION  # the user's own options below come later and win
         if "spark.driver.extraJavaOptions" in conf:
             java_options += " " + conf["spark.driver.extraJavaOptions"]
         builder = builder.config("spark.driver.extraJavaOptions", java_options)

@@ -19,6 +19,7 @@ from kafka_forensics.core.eras import AUTO, BY_NAME, DIALECTS
 from kafka_forensics.core.errors import GrammarError, UsageError
 from kafka_forensics.core.versions import KafkaVersion
 
+from .grammar_cache import cached_lark
 from .layout import parse_layout
 
 _GRAMMAR_PACKAGE = "kafka_forensics.parsers"
@@ -161,7 +162,7 @@ def build_lark(dialect: str, layout: str | None = None, start: str = "record") -
         raise GrammarError(f"unknown start symbol {start}")
     text = grammar_text(dialect, layout, start)
     try:
-        return Lark(
+        return cached_lark(
             text,
             parser="lalr",
             lexer="contextual",

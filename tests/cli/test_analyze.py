@@ -9,7 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
+from kafka_forensics.core.tables import TABLES
 from kafka_forensics.jobs.analyze_job import AnalyzeResult
+from kafka_forensics.jobs.stored_tables import stored_schema
 from tests.support.paths import REPO
 
 INCIDENT = REPO / "sample_logs" / "kafka-2.4-controller-failover"
@@ -90,3 +92,12 @@ def test_exit_code_follows_the_verdict():
     assert result.exit_code == 0
     result.verdict = SimpleNamespace(passed=False, exit_code=1)
     assert result.exit_code == 1
+
+
+@pytest.mark.spark
+def test_every_table_is_stored_with_the_schema_its_readers_pass(spark, incident_run):
+    """The jobs read tables with ``stored_schema`` (no footer job): it must be what the writers store."""
+    out, _ = incident_run
+    for table in TABLES:
+        written = spark.read.parquet(str(out / table)).schema
+        assert [(f.name, f.dataType) for f in written] == [(f.name, f.dataType) for f in stored_schema(table)], table

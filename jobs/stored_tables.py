@@ -1,0 +1,34 @@
+"""Reading the tables of an output directory with the schema they are written with.
+
+``spark.read.parquet(dir)`` without a schema runs a Spark job to read Parquet footers before the
+query even starts; an ``analyze`` read its tables about 25 times, one job each, whatever the
+input size. The schemas are known (``core/tables.py`` is the one definition the writers follow),
+so the readers pass them and Spark only lists the directory. ``tests/jobs/test_stored_tables.py``
+checks every table an ``analyze`` writes against ``stored_schema``.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.pandas.types import from_arrow_schema
+from pyspark.sql.types import StructType
+
+from kafka_forensics.core.tables import FINDINGS, SCHEMAS
+
+# Columns the jobs carry in memory but do not store in the table: a finding's JSON line is
+# stored as findings.jsonl.
+NOT_STORED: dict[str, tuple[str, ...]] = {FINDINGS: ("json",)}
+
+
+def stored_schema(name: str) -> StructType:
+    """The Spark schema of table ``name`` as its writer stores it (every column nullable, as read)."""
+    schema = SCHEMAS[name]
+    dropped = NOT_STORED.get(name, ())
+    kept = pa.schema([f.with_nullable(True) for f in schema if f.name not in dropped])
+    return from_arrow_schema(kept)
+
+
+def read_table(spark: SparkSession, out_dir: str, name: str) -> DataFrame:
+    """Table ``name`` of an output directory (local or any Hadoop filesystem), without a footer job."""
+    return spark.read.schema(stored_schema(name)).parquet(f"{out_dir}/{name}")
