@@ -28,8 +28,9 @@ from kafka_forensics.replay.impact import (
     CREATED_LOG_RX,
     DELETION,
     DELETION_COMPLETED,
+    DETECTION,
     ELECTION,
-    KINDS,
+    LEADER_LOST,
     LEADER_NOT_ALIVE,
     NO_LEADER,
     NO_LEADER_REASON,
@@ -156,11 +157,17 @@ def _with_min_isr(pieces: DataFrame, events: DataFrame, option: MinIsrOption) ->
 
 
 def _effective(timeline: DataFrame) -> DataFrame:
-    """Broker-view rows take the values of the last controller-side row before them."""
+    """Broker-view rows not newer than the last controller-side row take its values (``effective_rows``)."""
     w = Window.partitionBy(*_KEY).orderBy("seq").rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    own = F.struct(*_VALUES)
-    authoritative = F.when(F.coalesce(F.col("source"), F.lit("")) != BROKER_VIEW, own)
-    eff = F.coalesce(F.last(authoritative, ignorenulls=True).over(w), own)
+    epochs = F.struct(
+        F.coalesce(F.col("leader_epoch"), F.lit(-1)).alias("le"),
+        F.coalesce(F.col("partition_epoch"), F.lit(-1)).alias("pe"),
+    )
+    own = F.struct(*_VALUES, epochs.alias("epochs"))
+    view = F.coalesce(F.col("source"), F.lit("")) == BROKER_VIEW
+    last = F.last(F.when(~view, own), ignorenulls=True).over(w)
+    echo = view & last.isNotNull() & (epochs <= last["epochs"])
+    eff = F.when(echo, last).otherwise(own)
     return timeline.withColumn("_eff", eff).select(
         *_KEY, "seq", "ts_start", "ts_end", "cause", "source", *[F.col(f"_eff.{c}").alias(c) for c in _VALUES]
     )
@@ -271,7 +278,7 @@ def impact_frame(
     logs_end = cluster_events.groupBy("cluster").agg(F.max("ts").alias("logs_end"))
     pieces = _with_min_isr(_pieces(_effective(timeline), brokers), events, option)
     flags = _flags()
-    kinds = F.array(*[F.struct(F.lit(k).alias("kind"), flags[k].alias("flag")) for k in KINDS])
+    kinds = F.array(*[F.struct(F.lit(k).alias("kind"), flag.alias("flag")) for k, flag in flags.items()])
     per_kind = pieces.withColumn("_k", F.explode(kinds)).select("*", "_k.kind", "_k.flag").drop("_k")
     w = Window.partitionBy(*_KEY, "kind").orderBy("seq", "piece")  # the timeline's order
     nxt = F.struct(
@@ -375,8 +382,110 @@ def impact_frame(
         F.slice(refs, 1, MAX_EVIDENCE).alias("evidence"),
         F.size(refs).cast("int").alias("evidence_count"),
     )
-    result = _with_last_seen(_cut_at_deletions(result, cluster_events), cluster_events)
+    result = _with_last_seen(result, cluster_events).unionByName(_leader_lost(timeline, brokers, cluster_events))
+    result = _cut_at_deletions(result, cluster_events)
     return result.select(*[F.col(f.name).cast(_spark_type(f.name)) for f in IMPACT_SCHEMA])
+
+
+def _writer_lines(cluster_events: DataFrame) -> DataFrame:
+    """Every line with the broker that wrote it (metadata records are nobody's)."""
+    return cluster_events.filter(
+        F.col("broker").isNotNull() & F.col("ts").isNotNull() & (F.coalesce(F.col("log_kind"), F.lit("")) != "metadata")
+    ).select(
+        F.col("cluster").alias("w_cluster"),
+        F.col("broker").alias("w_broker"),
+        F.col("ts").alias("w_ts"),
+        "source_file",
+        "line_no",
+    )
+
+
+def _leader_lost(timeline: DataFrame, brokers: DataFrame, cluster_events: DataFrame) -> DataFrame:
+    """``leader_lost`` (``replay.impact._leader_lost``): from a leader's last line to its logged death."""
+    bw = Window.partitionBy("cluster", "broker").orderBy("ts_start", "evidence")
+    deaths = (
+        brokers.filter(F.col("ts_start").isNotNull())
+        .withColumn("prev", F.lag("state").over(bw))
+        .filter(F.col("state").isin(*NOT_LIVE_BROKER_STATES) & F.col("prev").isNotNull())
+        .filter(~F.col("prev").isin(*NOT_LIVE_BROKER_STATES))
+        .select(
+            F.col("cluster").alias("d_cluster"),
+            F.col("broker").alias("d_broker"),
+            F.col("ts_start").alias("died"),
+            F.col("state").alias("d_state"),
+            F.col("evidence").alias("d_ref"),
+        )
+    )
+    pw = Window.partitionBy(*_KEY).orderBy("seq")
+    rows = _effective(timeline)
+    runs = (
+        rows.withColumn("_new", (~F.lag("leader").over(pw).eqNullSafe(F.col("leader"))).cast("int"))
+        .withColumn("_run", F.sum("_new").over(pw.rowsBetween(Window.unboundedPreceding, Window.currentRow)))
+        .withColumn("led_from", F.first("ts_start").over(Window.partitionBy(*_KEY, "_run").orderBy("seq")))
+    )
+    hit = runs.join(
+        F.broadcast(deaths),
+        (F.col("cluster") == F.col("d_cluster"))
+        & (F.col("leader") == F.col("d_broker"))
+        & F.col("ts_start").isNotNull()
+        & (F.col("ts_start") < F.col("died"))
+        & (F.col("ts_end").isNull() | (F.col("died") <= F.col("ts_end"))),
+    )
+    # the first row (in seq order) that held the dead broker as leader at its death, per death
+    first = hit.withColumn(
+        "_n", F.row_number().over(Window.partitionBy(*_KEY, "d_broker", "died", "d_ref").orderBy("seq"))
+    ).filter(F.col("_n") == 1)
+    lines = _writer_lines(cluster_events)
+    seen = (
+        first.select(*_KEY, "d_broker", "died", "d_ref")
+        .join(
+            lines,
+            (F.col("cluster") == F.col("w_cluster"))
+            & (F.col("w_broker") == F.col("d_broker"))
+            & (F.col("w_ts") <= F.col("died")),
+        )
+        .groupBy(*_KEY, "d_broker", "died", "d_ref")
+        .agg(
+            F.max_by(
+                F.struct(F.col("w_ts").alias("ts"), _ref().alias("ref")), F.struct("w_ts", "source_file", "line_no")
+            ).alias("seen")
+        )
+    )
+    lost = first.join(seen, [*_KEY, "d_broker", "died", "d_ref"])
+    start = F.when(F.col("led_from").isNull(), F.col("seen.ts")).otherwise(
+        F.greatest(F.col("seen.ts"), F.col("led_from"))
+    )
+    seconds = F.round(F.greatest((F.unix_micros(F.col("died")) - F.unix_micros(start)) / F.lit(1e6), F.lit(0.0)), 3)
+    order = Window.partitionBy(*_KEY).orderBy("died", "d_broker", "d_ref")
+    return (
+        lost.filter(start < F.col("died"))
+        .withColumn("_start", start)
+        .withColumn("_seconds", seconds)
+        .select(
+            *_KEY,
+            F.lit(LEADER_LOST).alias("kind"),
+            (F.row_number().over(order) - 1).cast("int").alias("episode"),
+            F.col("_start").alias("ts_start"),
+            F.col("died").alias("ts_end"),
+            F.lit(False).alias("open"),
+            F.col("_seconds").alias("duration_seconds"),
+            F.col("_seconds").alias("known_seconds"),
+            F.col("d_broker").alias("leader"),
+            "isr",
+            "replicas",
+            F.lit(None).cast("int").alias("min_isr"),
+            F.lit(None).cast("string").alias("min_isr_source"),
+            F.col("d_state").alias("reason"),
+            F.lit(0).alias("failed_elections"),
+            F.lit(DETECTION).alias("ended_by"),
+            F.col("seen.ref").alias("start_evidence"),
+            F.col("d_ref").alias("end_evidence"),
+            F.array(F.col("seen.ref"), F.col("d_ref")).alias("evidence"),
+            F.lit(2).alias("evidence_count"),
+            F.col("seen.ts").alias("leader_last_seen"),
+            F.col("seen.ref").alias("leader_last_seen_evidence"),
+        )
+    )
 
 
 _EPISODE = (*_KEY, "kind", "episode")
@@ -419,13 +528,15 @@ def _cut_at_deletions(episodes: DataFrame, cluster_events: DataFrame) -> DataFra
 
 def _with_last_seen(episodes: DataFrame, cluster_events: DataFrame) -> DataFrame:
     """``leader_last_seen``: the last line a dead leader wrote before its death was logged."""
-    lines = cluster_events.filter(
-        F.col("broker").isNotNull() & F.col("ts").isNotNull() & (F.coalesce(F.col("log_kind"), F.lit("")) != "metadata")
-    ).select("cluster", F.col("broker").alias("w_broker"), F.col("ts").alias("w_ts"), "source_file", "line_no")
+    lines = _writer_lines(cluster_events)
     wanted = episodes.filter(F.col("reason") == LEADER_NOT_ALIVE).select(*_EPISODE, "leader", "ts_start")
     seen = (
-        lines.join(F.broadcast(wanted), ["cluster"])
-        .filter((F.col("w_broker") == F.col("leader")) & (F.col("w_ts") <= F.col("ts_start")))
+        lines.join(
+            F.broadcast(wanted),
+            (F.col("w_cluster") == F.col("cluster"))
+            & (F.col("w_broker") == F.col("leader"))
+            & (F.col("w_ts") <= F.col("ts_start")),
+        )
         .groupBy(*_EPISODE)
         .agg(
             F.max_by(

@@ -12,9 +12,9 @@ K:admin/TopicCommand.scala@2.4.1 before the tool moved to Java in 3.5):
                        known (``MinIsr``).
 
 They are read from the replay's ``partition_timeline``. A *broker view* row (a broker repeating a
-LeaderAndIsr or UpdateMetadata it received, ``partition_view``) is a delayed echo: it may show a state
-the controller has already left, so it counts with the values of the last controller-side row
-before it (its own values only while no such row exists). New and deleted partitions
+LeaderAndIsr or UpdateMetadata it received, ``partition_view``) may be a delayed echo of a state the
+controller has already left: unless its (leader epoch, partition epoch) is newer than the last
+controller-side row's, it counts with that row's values (its own values while no such row exists). New and deleted partitions
 (``NewPartition``, ``NonExistentPartition``) are not counted.
 
 An episode is the longest run of timeline time in which the condition holds; one still holding when
@@ -29,6 +29,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import pairwise
 from typing import Iterable, Optional, Sequence
 
 from kafka_forensics.statemachines.states import PartitionState as P
@@ -37,7 +38,10 @@ from .findings import MAX_EVIDENCE
 from .partition_view import BROKER_VIEW, FAILURE
 
 UNAVAILABLE, UNDER_REPLICATED, UNDER_MIN_ISR = "unavailable", "under_replicated", "under_min_isr"
+LEADER_LOST = "leader_lost"
 KINDS: dict[str, str] = {
+    LEADER_LOST: "the leader's broker had stopped but was not yet declared dead or fenced: from its last logged "
+    "line to its logged death (an upper bound: it stopped in between; at least the session timeout)",
     UNAVAILABLE: "no leader, or a leader on a broker that is not alive (kafka-topics --unavailable-partitions)",
     UNDER_REPLICATED: "fewer in-sync replicas than replicas (kafka-topics --under-replicated-partitions)",
     UNDER_MIN_ISR: "no leader, or fewer in-sync replicas than min.insync.replicas: acks=all writes fail "
@@ -51,6 +55,7 @@ NO_LEADER_STATES = frozenset({P.OfflinePartition.value})
 # Why an unavailable episode began; how any episode ended.
 NO_LEADER_REASON, LEADER_NOT_ALIVE = "no_leader", "leader_not_alive"
 ELECTION, UNCLEAN_ELECTION, RECOVERY, DELETION = "election", "unclean_election", "recovery", "deletion"
+DETECTION = "detection"  # leader_lost: the broker's death was logged
 
 # ---- min.insync.replicas: where the logs state it (Java-compatible regexes: the Spark job uses them too) ----
 # LogManager "Created log for partition t-p in DIR with properties {...}": up to 2.7 every effective log
@@ -172,16 +177,22 @@ def _ints(values) -> Optional[tuple[int, ...]]:
     return None if values is None else tuple(values)
 
 
+def _epochs(row: dict) -> tuple[int, int]:
+    le, pe = row.get("leader_epoch"), row.get("partition_epoch")
+    return (-1 if le is None else le, -1 if pe is None else pe)
+
+
 def effective_rows(rows: Sequence[dict]) -> list[dict]:
-    """The partition's rows (one partition, by ``seq``) with broker-view rows given the values of the last
-    controller-side row before them (a broker view is a delayed echo, ``partition_view``)."""
+    """The partition's rows (one partition, by ``seq``) as the cluster had them: a broker-view row (a broker
+    repeating a request it received, ``partition_view``) that is not newer than the last controller-side
+    row - by (leader epoch, partition epoch) - is a delayed echo and gets that row's values."""
     out, last = [], None
     for r in sorted(rows, key=lambda r: r["seq"]):
         values = {k: r[k] for k in ("state", "leader", "isr", "replicas")}
         if r.get("source") != BROKER_VIEW:
-            last = values
-        elif last is not None:
-            values = last
+            last = r
+        elif last is not None and _epochs(r) <= _epochs(last):
+            values = {k: last[k] for k in values}
         out.append({**r, **values})
     return out
 
@@ -224,12 +235,12 @@ def _pieces(rows: Sequence[dict], broker_rows: Sequence[dict]) -> list[_Piece]:
 
 def _flags(p: _Piece, min_isr: Optional[MinIsr]) -> dict[str, bool]:
     if p.state in NOT_COUNTED_STATES:
-        return {UNAVAILABLE: False, UNDER_REPLICATED: False, UNDER_MIN_ISR: False}
+        return {LEADER_LOST: False, UNAVAILABLE: False, UNDER_REPLICATED: False, UNDER_MIN_ISR: False}
     no_leader = p.state in NO_LEADER_STATES or (p.leader is not None and p.leader < 0)
     unavailable = no_leader or p.leader_live is False
     under_replicated = p.isr is not None and bool(p.replicas) and len(p.isr) < len(p.replicas or ())
     under_min = min_isr is not None and (no_leader or (p.isr is not None and len(p.isr) < min_isr.value))
-    return {UNAVAILABLE: unavailable, UNDER_REPLICATED: under_replicated, UNDER_MIN_ISR: under_min}
+    return {LEADER_LOST: False, UNAVAILABLE: unavailable, UNDER_REPLICATED: under_replicated, UNDER_MIN_ISR: under_min}
 
 
 def _reason(p: _Piece) -> str:
@@ -381,11 +392,87 @@ def partition_impact(
                 run, number = [], number + 1
         if run:
             out.append(_episode(where, kind, number, run, None, min_isr, unclean_refs, facts.logs_end))
+    out += _leader_lost(where, rows, facts)
     deletions = (facts.deletions or {}).get(where["topic"], [])
     out = [_cut_at_deletion(r, deletions) for r in out]
     for r in out:
+        if r["kind"] == LEADER_LOST:
+            continue
         seen = facts.last_seen(r["leader"], r["ts_start"]) if r["reason"] == LEADER_NOT_ALIVE else None
         r["leader_last_seen"], r["leader_last_seen_evidence"] = seen if seen else (None, None)
+    return out
+
+
+def broker_deaths(broker_rows: Sequence[dict]) -> list[tuple[int, datetime, str, str]]:
+    """(broker, ts, state, evidence) of every change from live to dead or fenced (the first interval of a
+    broker says nothing about before it, so it is not a change)."""
+    out = []
+    by_broker: dict[int, list[dict]] = {}
+    for b in broker_rows:
+        if b["ts_start"] is not None:
+            by_broker.setdefault(b["broker"], []).append(b)
+    for broker, items in by_broker.items():
+        items.sort(key=lambda b: (b["ts_start"], b["evidence"]))
+        for prev, cur in pairwise(items):
+            if cur["state"] in NOT_LIVE_BROKER_STATES and prev["state"] not in NOT_LIVE_BROKER_STATES:
+                out.append((broker, cur["ts_start"], cur["state"], cur["evidence"]))
+    return sorted(out, key=lambda d: (d[1], d[0]))
+
+
+def _leader_lost(where: dict, rows: Sequence[dict], facts: ClusterFacts) -> list[dict]:
+    """From a leader's last line to its logged death, for every death of the partition's leader at the time."""
+    eff = effective_rows(rows)
+    run_start: list[Optional[datetime]] = []
+    for i, r in enumerate(eff):
+        same = i > 0 and eff[i - 1]["leader"] == r["leader"]
+        run_start.append(run_start[-1] if same else r["ts_start"])
+    out: list[dict] = []
+    for broker, died, state, ref in broker_deaths(facts.brokers):
+        at = next(
+            (
+                i
+                for i, r in enumerate(eff)
+                if r["leader"] == broker
+                and r["ts_start"] is not None
+                and r["ts_start"] < died
+                and (r["ts_end"] is None or died <= r["ts_end"])
+            ),
+            None,
+        )
+        seen = facts.last_seen(broker, died) if at is not None else None
+        if at is None or seen is None:
+            continue
+        led_from = run_start[at]
+        start = max(seen[0], led_from) if led_from is not None else seen[0]
+        if start >= died:
+            continue
+        r = eff[at]
+        out.append(
+            {
+                **where,
+                "kind": LEADER_LOST,
+                "episode": len(out),
+                "ts_start": start,
+                "ts_end": died,
+                "open": False,
+                "duration_seconds": _seconds(start, died),
+                "known_seconds": _seconds(start, died) or 0.0,
+                "leader": broker,
+                "isr": None if r["isr"] is None else list(r["isr"]),
+                "replicas": None if r["replicas"] is None else list(r["replicas"]),
+                "min_isr": None,
+                "min_isr_source": None,
+                "reason": state,
+                "failed_elections": 0,
+                "ended_by": DETECTION,
+                "start_evidence": seen[1],
+                "end_evidence": ref,
+                "evidence": [seen[1], ref],
+                "evidence_count": 2,
+                "leader_last_seen": seen[0],
+                "leader_last_seen_evidence": seen[1],
+            }
+        )
     return out
 
 

@@ -141,6 +141,7 @@ class PartitionReplay(EpochChecks):
         self.ctrl_progress = Progression(dict(self.where), kind="controller")
         self.broker_progress = Progression(dict(self.where), kind="broker_view")
         self.trusted_isr: Optional[tuple] = None  # (isr, ref, incarnation, controller epoch)
+        self.isr_by_leader = False  # the current ISR was last set by the leader's own shrink/expand line
         self.deleting = False
         self.vrange: Optional[VersionRange] = None
         # per controller epoch
@@ -211,6 +212,7 @@ class PartitionReplay(EpochChecks):
         if self.generation is not None:
             self.incarnation += 1
             self.cur, self.replicas, self.trusted_isr = PartitionStatus(), {}, None
+            self.isr_by_leader = False
             self.state_ref = self.leader_ref = None
             self.state_epoch = None
             self.epoch = self.first_epoch = None
@@ -385,7 +387,7 @@ class PartitionReplay(EpochChecks):
         if obs.leader == -2:
             self.deleting = True
         self._check_failover_consistency(epoch, event, source, obs)
-        if source in (BROKER_VIEW, CONTROLLER_VIEW) and is_stale(obs, self.cur):
+        if source in (BROKER_VIEW, CONTROLLER_VIEW) and (is_stale(obs, self.cur) or self._echo_of_older_isr(obs)):
             return  # a delayed echo of an older state: benign, and it must not move the timeline back
         if source == LEADER_ISR_CHANGE and not self._leader_isr_change_applies(event):
             return
@@ -399,13 +401,37 @@ class PartitionReplay(EpochChecks):
         ):
             self._check_unclean(epoch, event, obs)
         new = apply_observation(self.cur, obs)
+        if source == LEADER_ISR_CHANGE and obs.partition_epoch is None and new.partition_epoch is not None:
+            # "Shrinking/Expanding ISR from A to B" precedes the leader's conditional ZooKeeper write of the
+            # new ISR, which bumps the zkVersion (K:cluster/Partition.scala@1.1.1:384,515,698-710; "ISR updated to
+            # [..] and zkVersion updated to [N]" is TRACE there): without the bump, the controller's UpdateMetadata
+            # still carrying the old ISR and zkVersion would not be recognised as the stale echo it is.
+            new = new.with_(partition_epoch=new.partition_epoch + 1)
         if state is not None:
             new = new.with_(state=state)
         if obs.leader is not None or obs.isr is not None:
             self.leader_ref = ref_of(event)
         if obs.isr is not None and source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE):
             self.trusted_isr = (obs.isr, ref_of(event), self.incarnation, epoch)
+        if obs.isr is not None or obs.leader_epoch is not None:
+            self.isr_by_leader = source == LEADER_ISR_CHANGE
         self._set(epoch, event, new, source)
+
+    def _echo_of_older_isr(self, obs: Observation) -> bool:
+        """Before AlterIsr (2.7) the leader writes its ISR to ZooKeeper itself and the controller learns it
+        later (ISR change notification), so a view at the same leader epoch that carries no zkVersion (0.10's
+        "sending UpdateMetadata request (Leader:1,ISR:1,LeaderEpoch:2,...)") and an ISR other than the one the
+        leader set since is the controller's cache, not news (K:cluster/Partition.scala@0.10.2.2:277,470; K:controller/
+        ControllerChannelManager.scala@0.10.2.2:375)."""
+        return (
+            self.isr_by_leader
+            and obs.partition_epoch is None
+            and obs.isr is not None
+            and obs.leader_epoch is not None
+            and obs.leader_epoch == self.cur.leader_epoch
+            and self.cur.isr is not None
+            and set(obs.isr) != set(self.cur.isr)
+        )
 
     def _leader_isr_change_applies(self, event: dict) -> bool:
         """Only the leader shrinks/expands its ISR; a line about an older ISR is out of date."""
