@@ -30,8 +30,11 @@ from kafka_forensics.replay.impact import (
     DELETION_COMPLETED,
     DETECTION,
     ELECTION,
+    KRAFT_ROLES_RX,
+    KRAFT_SESSION_RX,
     LEADER_LOST,
     LEADER_NOT_ALIVE,
+    LEADERLESS_KINDS,
     NO_LEADER,
     NO_LEADER_REASON,
     NO_LEADER_STATES,
@@ -43,6 +46,7 @@ from kafka_forensics.replay.impact import (
     UNCLEAN_ELECTION,
     UNDER_MIN_ISR,
     UNDER_REPLICATED,
+    ZK_SESSION_RX,
 )
 from kafka_forensics.replay.partition_view import BROKER_VIEW, FAILURE
 from kafka_forensics.statemachines.states import PartitionState as P
@@ -156,7 +160,7 @@ def _with_min_isr(pieces: DataFrame, events: DataFrame, option: MinIsrOption) ->
     )
 
 
-def _effective(timeline: DataFrame) -> DataFrame:
+def effective_frame(timeline: DataFrame) -> DataFrame:
     """Broker-view rows not newer than the last controller-side row take its values (``effective_rows``)."""
     w = Window.partitionBy(*_KEY).orderBy("seq").rowsBetween(Window.unboundedPreceding, Window.currentRow)
     epochs = F.struct(
@@ -169,7 +173,7 @@ def _effective(timeline: DataFrame) -> DataFrame:
     echo = view & last.isNotNull() & (epochs <= last["epochs"])
     eff = F.when(echo, last).otherwise(own)
     return timeline.withColumn("_eff", eff).select(
-        *_KEY, "seq", "ts_start", "ts_end", "cause", "source", *[F.col(f"_eff.{c}").alias(c) for c in _VALUES]
+        *[F.col(f"_eff.{c}").alias(c) if c in _VALUES else F.col(c) for c in timeline.columns]
     )
 
 
@@ -273,10 +277,10 @@ def impact_frame(
     cluster_events: DataFrame,
     option: MinIsrOption = MinIsrOption(),
 ) -> DataFrame:
-    """The ``impact`` table. ``events``: the parsed lines (their messages state min.insync.replicas);
-    ``cluster_events``: the same with their ``cluster`` (the replay's)."""
+    """The ``impact`` table. ``events``: the parsed lines with their ``cluster`` (their messages state
+    min.insync.replicas and session timeouts); ``cluster_events``: the replay's prepared lines."""
     logs_end = cluster_events.groupBy("cluster").agg(F.max("ts").alias("logs_end"))
-    pieces = _with_min_isr(_pieces(_effective(timeline), brokers), events, option)
+    pieces = _with_min_isr(_pieces(effective_frame(timeline), brokers), events, option)
     flags = _flags()
     kinds = F.array(*[F.struct(F.lit(k).alias("kind"), flag.alias("flag")) for k, flag in flags.items()])
     per_kind = pieces.withColumn("_k", F.explode(kinds)).select("*", "_k.kind", "_k.flag").drop("_k")
@@ -306,17 +310,6 @@ def impact_frame(
         F.max_by(F.struct("p_end", "_next"), order).alias("last"),
         failure_refs.alias("failures"),
     )
-    unclean = (
-        findings.filter(F.col("rule") == "unclean_election")
-        .select(
-            F.col("cluster").alias("u_cluster"),
-            F.col("topic").alias("u_topic"),
-            F.col("partition").alias("u_partition"),
-            F.explode("evidence").alias("u_ref"),
-        )
-        .distinct()
-        .withColumn("u_hit", F.lit(True))
-    )
     ends = F.col("last._next")
     end_ts = F.coalesce(ends["start"], F.col("last.p_end"))
     end_ref = ends["cause"]
@@ -333,19 +326,35 @@ def impact_frame(
             F.coalesce(F.when(end_ref.isNotNull(), F.array(end_ref)), no_refs),
         )
     )
-    out = episodes.join(logs_end, ["cluster"], "left").join(
-        unclean,
-        (F.col("cluster") == F.col("u_cluster"))
-        & (F.col("topic") == F.col("u_topic"))
-        & (F.col("partition") == F.col("u_partition"))
-        & (end_ref == F.col("u_ref")),
-        "left",
+    unclean = findings.filter((F.col("rule") == "unclean_election") & F.col("ts").isNotNull()).select(
+        F.col("cluster").alias("u_cluster"),
+        F.col("topic").alias("u_topic"),
+        F.col("partition").alias("u_partition"),
+        F.col("ts").alias("u_ts"),
     )
+    # a leaderless episode during which an unclean election is dated ended with it (replay.impact._ended_by)
+    hits = (
+        episodes.select(*_KEY, "kind", "_episode", F.col("first.p_start").alias("_s"), ends["start"].alias("_e"))
+        .filter(F.col("kind").isin(*LEADERLESS_KINDS) & F.col("_e").isNotNull())
+        .join(
+            unclean,
+            (F.col("cluster") == F.col("u_cluster"))
+            & (F.col("topic") == F.col("u_topic"))
+            & (F.col("partition") == F.col("u_partition"))
+            & (F.col("u_ts") > F.col("_s"))
+            & (F.col("u_ts") <= F.col("_e")),
+        )
+        .select(*_KEY, "kind", "_episode")
+        .distinct()
+        .withColumn("u_hit", F.lit(True))
+    )
+    out = episodes.join(logs_end, ["cluster"], "left").join(hits, [*_KEY, "kind", "_episode"], "left")
+    unclean_end = F.coalesce(F.col("u_hit"), F.lit(False))
     is_open = end_ts.isNull()
     ended_by = (
         F.when(is_open, F.lit(None).cast("string"))
         .when(F.coalesce(ends["state"] == P.NonExistentPartition.value, F.lit(False)), F.lit(DELETION))
-        .when(F.coalesce(F.col("u_hit"), F.lit(False)), F.lit(UNCLEAN_ELECTION))
+        .when(unclean_end, F.lit(UNCLEAN_ELECTION))
         .when(
             (F.col("kind") == UNAVAILABLE) & ends["start"].isNotNull() & ~ends["leader"].eqNullSafe(start_leader),
             F.lit(ELECTION),
@@ -382,7 +391,8 @@ def impact_frame(
         F.slice(refs, 1, MAX_EVIDENCE).alias("evidence"),
         F.size(refs).cast("int").alias("evidence_count"),
     )
-    result = _with_last_seen(result, cluster_events).unionByName(_leader_lost(timeline, brokers, cluster_events))
+    lost = _leader_lost(timeline, brokers, cluster_events, session_timeouts(events))
+    result = _with_last_seen(result, cluster_events).unionByName(lost)
     result = _cut_at_deletions(result, cluster_events)
     return result.select(*[F.col(f.name).cast(_spark_type(f.name)) for f in IMPACT_SCHEMA])
 
@@ -400,7 +410,37 @@ def _writer_lines(cluster_events: DataFrame) -> DataFrame:
     )
 
 
-def _leader_lost(timeline: DataFrame, brokers: DataFrame, cluster_events: DataFrame) -> DataFrame:
+def session_timeouts(events: DataFrame) -> DataFrame:
+    """cluster, s_ms, s_ref: the longest session timeout a config dump of the cluster states (``session_timeout_of``)."""
+    dumps = events.filter(F.coalesce(F.col("message"), F.lit("")).startswith(CONFIG_DUMP_START))
+    kraft = F.exists(F.split("message", "\n"), lambda x: x.rlike(KRAFT_ROLES_RX))
+    lines = dumps.select(
+        "cluster",
+        "source_file",
+        "line_no",
+        kraft.alias("kraft"),
+        F.posexplode(F.split("message", "\n")).alias("pos", "text"),
+    )
+    found = lines.filter(
+        (F.col("kraft") & F.col("text").rlike(KRAFT_SESSION_RX))
+        | (~F.col("kraft") & F.col("text").rlike(ZK_SESSION_RX))
+    )
+    value = F.coalesce(
+        F.nullif(F.regexp_extract("text", KRAFT_SESSION_RX, 1), F.lit("")), F.regexp_extract("text", ZK_SESSION_RX, 1)
+    ).cast("long")
+    ref = F.concat_ws(":", "source_file", (F.col("line_no") + F.col("pos")).cast("string"))
+    # per dump the first matching line, then the largest (ms, ref) per cluster, as the pure code does
+    per_dump = found.groupBy("cluster", "source_file", "line_no").agg(
+        F.min_by(F.struct(value.alias("ms"), ref.alias("ref")), F.col("pos")).alias("t")
+    )
+    return (
+        per_dump.groupBy("cluster")
+        .agg(F.max("t").alias("t"))
+        .select(F.col("cluster").alias("s_cluster"), F.col("t.ms").alias("s_ms"), F.col("t.ref").alias("s_ref"))
+    )
+
+
+def _leader_lost(timeline: DataFrame, brokers: DataFrame, cluster_events: DataFrame, timeouts: DataFrame) -> DataFrame:
     """``leader_lost`` (``replay.impact._leader_lost``): from a leader's last line to its logged death."""
     bw = Window.partitionBy("cluster", "broker").orderBy("ts_start", "evidence")
     deaths = (
@@ -417,7 +457,7 @@ def _leader_lost(timeline: DataFrame, brokers: DataFrame, cluster_events: DataFr
         )
     )
     pw = Window.partitionBy(*_KEY).orderBy("seq")
-    rows = _effective(timeline)
+    rows = effective_frame(timeline)
     runs = (
         rows.withColumn("_new", (~F.lag("leader").over(pw).eqNullSafe(F.col("leader"))).cast("int"))
         .withColumn("_run", F.sum("_new").over(pw.rowsBetween(Window.unboundedPreceding, Window.currentRow)))
@@ -451,9 +491,14 @@ def _leader_lost(timeline: DataFrame, brokers: DataFrame, cluster_events: DataFr
             ).alias("seen")
         )
     )
-    lost = first.join(seen, [*_KEY, "d_broker", "died", "d_ref"])
-    start = F.when(F.col("led_from").isNull(), F.col("seen.ts")).otherwise(
-        F.greatest(F.col("seen.ts"), F.col("led_from"))
+    lost = first.join(seen, [*_KEY, "d_broker", "died", "d_ref"]).join(
+        F.broadcast(timeouts), F.col("cluster") == F.col("s_cluster"), "left"
+    )
+    by_timeout = F.col("died") - F.make_dt_interval(secs=F.col("s_ms") / F.lit(1000.0))
+    start = F.greatest(
+        F.col("seen.ts"),
+        F.coalesce(F.col("led_from"), F.col("seen.ts")),
+        F.coalesce(by_timeout, F.col("seen.ts")),
     )
     seconds = F.round(F.greatest((F.unix_micros(F.col("died")) - F.unix_micros(start)) / F.lit(1e6), F.lit(0.0)), 3)
     order = Window.partitionBy(*_KEY).orderBy("died", "d_broker", "d_ref")
@@ -480,8 +525,10 @@ def _leader_lost(timeline: DataFrame, brokers: DataFrame, cluster_events: DataFr
             F.lit(DETECTION).alias("ended_by"),
             F.col("seen.ref").alias("start_evidence"),
             F.col("d_ref").alias("end_evidence"),
-            F.array(F.col("seen.ref"), F.col("d_ref")).alias("evidence"),
-            F.lit(2).alias("evidence_count"),
+            F.when(F.col("s_ref").isNull(), F.array(F.col("seen.ref"), F.col("d_ref")))
+            .otherwise(F.array(F.col("seen.ref"), F.col("s_ref"), F.col("d_ref")))
+            .alias("evidence"),
+            F.when(F.col("s_ref").isNull(), F.lit(2)).otherwise(F.lit(3)).alias("evidence_count"),
             F.col("seen.ts").alias("leader_last_seen"),
             F.col("seen.ref").alias("leader_last_seen_evidence"),
         )

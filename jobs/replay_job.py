@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field
+from datetime import timedelta
 from typing import Callable, Iterable, Iterator, Optional
 
 import pyarrow as pa
@@ -45,11 +46,13 @@ from kafka_forensics.replay.cluster import (
     ClusterContext,
     build_cluster_context,
 )
+from kafka_forensics.replay.final_state import SnapshotAt
 from kafka_forensics.replay.findings import SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from kafka_forensics.replay.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
 
 from .filters import EventFilter, apply_place, apply_time
+from .final_state_job import final_state_findings
 from .fs import write_text
 from .impact_job import MinIsrOption, impact_frame, impact_totals_frame
 from .replay_kraft import cluster_rows_filter, prepare_metadata_events
@@ -119,6 +122,8 @@ class ReplayOptions:
     partition: Optional[int] = None
     event_filter: Optional[EventFilter] = None  # --topic/--partitions/--start-time/--end-time (jobs.filters)
     min_isr: MinIsrOption = field(default_factory=MinIsrOption)  # --min-isr N / TOPIC=N (impact)
+    snapshots: tuple[SnapshotAt, ...] = ()  # --describe FILE [--describe-at T]: the final-state oracle
+    describe_lag_seconds: float = 5.0  # how far a snapshot's metadata cache may trail the logs
 
 
 @dataclass
@@ -350,7 +355,19 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
     ):
         stale = stale.limit(0)
     out = replayed.unionByName(stale).persist(StorageLevel.MEMORY_AND_DISK)
+    partition_timeline = _select(out, "partition", PARTITION_TIMELINE_SCHEMA)
     cluster_findings = [{**f.to_row()} for c in sorted(contexts) for f in contexts[c].findings]
+    cluster_findings += [
+        f.to_row()
+        for f in final_state_findings(
+            spark,
+            partition_timeline,
+            contexts,
+            options.snapshots,
+            timedelta(seconds=options.describe_lag_seconds),
+            timedelta(seconds=options.clock_skew_seconds),
+        )
+    ]
     cluster_findings_df = _frame(spark, cluster_findings, FINDINGS_SCHEMA)
     findings = _select(out, "finding", FINDINGS_SCHEMA).unionByName(cluster_findings_df).dropDuplicates(["finding_id"])
     controllers = _frame(
@@ -359,8 +376,8 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
     brokers = _frame(
         spark, [b.to_row(name) for name in sorted(contexts) for b in contexts[name].brokers], BROKERS_SCHEMA
     )
-    partition_timeline = _select(out, "partition", PARTITION_TIMELINE_SCHEMA)
-    impact = impact_frame(partition_timeline, brokers, findings, events, ev, options.min_isr).persist(
+    raw = with_cluster(events, options.cluster_from_path)
+    impact = impact_frame(partition_timeline, brokers, findings, raw, ev, options.min_isr).persist(
         StorageLevel.MEMORY_AND_DISK
     )
     return ReplayFrames(

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import pairwise
 from typing import Iterable, Optional, Sequence
 
@@ -40,8 +40,8 @@ from .partition_view import BROKER_VIEW, FAILURE
 UNAVAILABLE, UNDER_REPLICATED, UNDER_MIN_ISR = "unavailable", "under_replicated", "under_min_isr"
 LEADER_LOST = "leader_lost"
 KINDS: dict[str, str] = {
-    LEADER_LOST: "the leader's broker had stopped but was not yet declared dead or fenced: from its last logged "
-    "line to its logged death (an upper bound: it stopped in between; at least the session timeout)",
+    LEADER_LOST: "the leader's broker had stopped but was not yet declared dead or fenced: from the session timeout "
+    "before its logged death (or its last logged line, if later) to that death",
     UNAVAILABLE: "no leader, or a leader on a broker that is not alive (kafka-topics --unavailable-partitions)",
     UNDER_REPLICATED: "fewer in-sync replicas than replicas (kafka-topics --under-replicated-partitions)",
     UNDER_MIN_ISR: "no leader, or fewer in-sync replicas than min.insync.replicas: acks=all writes fail "
@@ -56,6 +56,7 @@ NO_LEADER_STATES = frozenset({P.OfflinePartition.value})
 NO_LEADER_REASON, LEADER_NOT_ALIVE = "no_leader", "leader_not_alive"
 ELECTION, UNCLEAN_ELECTION, RECOVERY, DELETION = "election", "unclean_election", "recovery", "deletion"
 DETECTION = "detection"  # leader_lost: the broker's death was logged
+LEADERLESS_KINDS = frozenset({UNAVAILABLE, UNDER_MIN_ISR})  # kinds an election can end
 
 # ---- min.insync.replicas: where the logs state it (Java-compatible regexes: the Spark job uses them too) ----
 # LogManager "Created log for partition t-p in DIR with properties {...}": up to 2.7 every effective log
@@ -71,6 +72,12 @@ CLUSTER_CONFIG_RX = r"^Updating cluster configuration : .*min\.insync\.replicas 
 # line per setting (clients/.../common/config/AbstractConfig.java@3.9.0-rc3:358-372, logAll).
 CONFIG_DUMP_START = "KafkaConfig values:"
 CONFIG_DUMP_RX = r"^\s*min\.insync\.replicas = (\d+)\s*$"
+# How long the cluster waits before it declares a silent broker dead: the ZooKeeper session of a ZooKeeper-mode
+# broker, the controller's broker session in KRaft (process.roles set). A broker that died at X is logged dead
+# at about X + this, so leader_lost starts no earlier than (its logged death - the timeout).
+ZK_SESSION_RX = r"^\s*zookeeper\.session\.timeout\.ms = (\d+)\s*$"
+KRAFT_SESSION_RX = r"^\s*broker\.session\.timeout\.ms = (\d+)\s*$"
+KRAFT_ROLES_RX = r"^\s*process\.roles = \[?\s*\w"
 
 # Priority of the sources (lower wins): the option, the partition's own log config, the topic's and the
 # cluster's dynamic config (KRaft), the brokers' static config.
@@ -253,12 +260,16 @@ def _seconds(start: Optional[datetime], end: Optional[datetime]) -> Optional[flo
     return None if start is None or end is None else round(max((end - start).total_seconds(), 0.0), 3)
 
 
-def _ended_by(kind: str, start: _Piece, after: Optional[_Piece], unclean_refs) -> Optional[str]:
+def _ended_by(kind: str, pieces: list[_Piece], after: Optional[_Piece], unclean_times) -> Optional[str]:
+    """How an episode ended. A leaderless episode during which an unclean_election finding is dated ended
+    with that election (the finding's line may precede the state change it causes, or be the only line of
+    it: KRaft's "UNCLEAN partition change", 0.10's "Elect leader 2 from live brokers")."""
     if after is None:
         return None
+    start = pieces[0]
     if after.state == P.NonExistentPartition.value:
         return DELETION
-    if after.cause in unclean_refs:
+    if kind in LEADERLESS_KINDS and any(start.ts_start < t <= after.ts_start for t in unclean_times):
         return UNCLEAN_ELECTION
     if kind == UNAVAILABLE and after.leader != start.leader:
         return ELECTION
@@ -272,7 +283,7 @@ def _episode(
     pieces: list[_Piece],
     after: Optional[_Piece],
     min_isr: Optional[MinIsr],
-    unclean_refs,
+    unclean_times,
     logs_end: Optional[datetime],
 ) -> dict:
     """One ``impact`` row: the flagged ``pieces`` of one episode and the piece that ended it (None: open)."""
@@ -298,7 +309,7 @@ def _episode(
         "min_isr_source": measured.source if measured else None,
         "reason": _reason(start) if kind == UNAVAILABLE else None,
         "failed_elections": len(failures),
-        "ended_by": _ended_by(kind, start, after, unclean_refs),
+        "ended_by": _ended_by(kind, pieces, after, unclean_times),
         "start_evidence": start.cause,
         "end_evidence": end_ref,
         "evidence": refs[:MAX_EVIDENCE],
@@ -314,6 +325,7 @@ class ClusterFacts:
     logs_end: Optional[datetime] = None  # the last timestamp of the cluster's lines
     deletions: dict[str, list[tuple[datetime, str]]] | None = None  # topic -> (ts, ref) of deletion completions
     writers: dict[int, list[tuple[datetime, str, int, str]]] | None = None  # broker -> its lines (ts, file, line, ref)
+    session_timeout: Optional[tuple[int, str]] = None  # (ms, file:line) the longest a config dump states
 
     def last_seen(self, broker: int, until: datetime) -> Optional[tuple[datetime, str]]:
         """The last line ``broker`` itself wrote at or before ``until``."""
@@ -342,12 +354,30 @@ def cluster_facts(events: Iterable[dict], broker_rows: dict[str, list[dict]], cl
             f.deletions.setdefault(e["topic"], []).append((ts, ref))
         if e.get("broker") is not None and e.get("log_kind") != "metadata":
             f.writers.setdefault(e["broker"], []).append((ts, e["source_file"], e["line_no"], ref))
+        found = session_timeout_of(e)
+        if found is not None and (f.session_timeout is None or found > f.session_timeout):
+            f.session_timeout = found
     for f in facts.values():
         for topic_deletions in (f.deletions or {}).values():
             topic_deletions.sort()
         for lines in (f.writers or {}).values():
             lines.sort()
     return facts
+
+
+def session_timeout_of(event: dict) -> Optional[tuple[int, str]]:
+    """(ms, file:line) of the session timeout a KafkaConfig dump states, or None."""
+    message = event.get("message") or ""
+    if not message.startswith(CONFIG_DUMP_START):
+        return None
+    lines = message.split("\n")
+    kraft = any(re.match(KRAFT_ROLES_RX, text) for text in lines)
+    rx = re.compile(KRAFT_SESSION_RX if kraft else ZK_SESSION_RX)
+    for offset, text in enumerate(lines):
+        m = rx.match(text)
+        if m:
+            return int(m.group(1)), f"{event['source_file']}:{event['line_no'] + offset}"
+    return None
 
 
 def _cut_at_deletion(row: dict, deletions: list[tuple[datetime, str]]) -> dict:
@@ -372,10 +402,10 @@ def _cut_at_deletion(row: dict, deletions: list[tuple[datetime, str]]) -> dict:
 
 
 def partition_impact(
-    rows: Sequence[dict], facts: ClusterFacts, min_isr: Optional[MinIsr], unclean_refs: frozenset[str] | set[str]
+    rows: Sequence[dict], facts: ClusterFacts, min_isr: Optional[MinIsr], unclean_times: Sequence[datetime]
 ) -> list[dict]:
-    """The ``impact`` rows of one partition (``rows``: its partition_timeline rows; ``unclean_refs``: lines
-    cited by its unclean_election findings)."""
+    """The ``impact`` rows of one partition (``rows``: its partition_timeline rows; ``unclean_times``: when its
+    unclean_election findings are dated)."""
     if not rows:
         return []
     where = {k: rows[0][k] for k in ("cluster", "topic", "partition")}
@@ -388,10 +418,10 @@ def partition_impact(
             if _flags(p, min_isr)[kind]:
                 run.append(p)
             elif run:
-                out.append(_episode(where, kind, number, run, p, min_isr, unclean_refs, facts.logs_end))
+                out.append(_episode(where, kind, number, run, p, min_isr, unclean_times, facts.logs_end))
                 run, number = [], number + 1
         if run:
-            out.append(_episode(where, kind, number, run, None, min_isr, unclean_refs, facts.logs_end))
+            out.append(_episode(where, kind, number, run, None, min_isr, unclean_times, facts.logs_end))
     out += _leader_lost(where, rows, facts)
     deletions = (facts.deletions or {}).get(where["topic"], [])
     out = [_cut_at_deletion(r, deletions) for r in out]
@@ -443,7 +473,12 @@ def _leader_lost(where: dict, rows: Sequence[dict], facts: ClusterFacts) -> list
         if at is None or seen is None:
             continue
         led_from = run_start[at]
-        start = max(seen[0], led_from) if led_from is not None else seen[0]
+        bounds = [seen[0]] + ([led_from] if led_from is not None else [])
+        refs = [seen[1]]
+        if facts.session_timeout is not None:
+            bounds.append(died - timedelta(milliseconds=facts.session_timeout[0]))
+            refs.append(facts.session_timeout[1])
+        start = max(bounds)
         if start >= died:
             continue
         r = eff[at]
@@ -467,8 +502,8 @@ def _leader_lost(where: dict, rows: Sequence[dict], facts: ClusterFacts) -> list
                 "ended_by": DETECTION,
                 "start_evidence": seen[1],
                 "end_evidence": ref,
-                "evidence": [seen[1], ref],
-                "evidence_count": 2,
+                "evidence": [*refs, ref],
+                "evidence_count": len(refs) + 1,
                 "leader_last_seen": seen[0],
                 "leader_last_seen_evidence": seen[1],
             }
@@ -480,7 +515,7 @@ def impact_rows(
     partition_rows: Iterable[dict],
     facts: dict[str, ClusterFacts],
     min_isr: MinIsrTable,
-    unclean_refs: dict[tuple, set[str]],
+    unclean_times: dict[tuple, list[datetime]],
 ) -> list[dict]:
     """``partition_impact`` for every partition of the timeline (pure twin of ``jobs/impact_job``)."""
     grouped: dict[tuple, list[dict]] = {}
@@ -493,7 +528,7 @@ def impact_rows(
             sorted(grouped[key], key=lambda r: r["seq"]),
             facts.get(cluster) or ClusterFacts([]),
             min_isr.lookup(topic, partition),
-            unclean_refs.get(key, set()),
+            unclean_times.get(key, []),
         )
     return out
 

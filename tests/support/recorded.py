@@ -95,10 +95,10 @@ def replayed(path: Path) -> Replayed:
     events, _ = read_events(path)
     result = replay_all(events)
     brokers = {c: [b.to_row(c) for b in ctx.brokers] for c, ctx in result.contexts.items()}
-    unclean: dict[tuple, set[str]] = {}
+    unclean: dict[tuple, list[dt.datetime]] = {}
     for f in result.findings:
-        if f.rule == "unclean_election":
-            unclean.setdefault((f.cluster, f.topic, f.partition), set()).update(f.evidence)
+        if f.rule == "unclean_election" and f.ts is not None:
+            unclean.setdefault((f.cluster, f.topic, f.partition), []).append(f.ts)
     facts = cluster_facts(events, brokers)
     impact = impact_rows(result.partition_intervals, facts, min_isr_table(events), unclean)
     truth_file = path / "truth.json"
