@@ -180,7 +180,7 @@ def print_summary(result) -> None:
     if not result.controllers:
         console.print("controllers none seen in these logs")
     sev = ", ".join(f"[{_SEVERITY_STYLE[s]}]{n:,} {s}[/{_SEVERITY_STYLE[s]}]" for s, n in result.by_severity.items())
-    console.print(f"findings    {sum(result.by_severity.values()):,}" + (f" ({sev})" if sev else ""))
+    console.print(f"findings    {sum(result.by_severity.values()):,} episode(s)" + (f" ({sev})" if sev else ""))
     for f in result.top_findings:
         _print_finding(f)
     verdict = result.verdict

@@ -24,6 +24,7 @@ def main() -> None:
 def _register() -> None:
     from .analyze import analyze
     from .check import check
+    from .lab import lab
     from .merge import merge
     from .parse import parse
     from .replay import describe, replay, timeline
@@ -41,6 +42,7 @@ def _register() -> None:
     main.add_command(analyze)
     main.add_command(report)
     main.add_command(check)
+    main.add_command(lab)
 
 
 _register()

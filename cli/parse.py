@@ -62,6 +62,21 @@ def _print_summary(summary) -> None:
         console.print(
             f"{summary.out_of_order:,} record(s) have a timestamp earlier than the record before them in their file (kept, flagged ts_out_of_order)"
         )
+    if summary.ts_invalid:
+        console.print(
+            f"{summary.ts_invalid:,} record(s) have a timestamp that is not a real instant (kept with ts null, attrs.ts_invalid says why)"
+        )
+    repaired = [
+        f"{n:,} {what}"
+        for n, what in (
+            (summary.bom_lines, "with a byte-order mark (removed)"),
+            (summary.ansi_lines, "with ANSI escapes (removed)"),
+            (summary.control_lines, "with control characters (kept)"),
+        )
+        if n
+    ]
+    if repaired:
+        console.print("lines " + ", ".join(repaired) + " (recorded in attrs and the files table)")
     table = Table(title="events by type", show_edge=False)
     table.add_column("event_type")
     table.add_column("count", justify="right")

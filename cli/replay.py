@@ -130,7 +130,7 @@ def _print_replay_summary(summary) -> None:
         f"{summary.replica_intervals:,} replica intervals, {summary.controllers} controller epoch(s), "
         f"{summary.broker_intervals} broker interval(s)"
     )
-    table = Table(title=f"{summary.findings:,} finding(s)", show_edge=False)
+    table = Table(title=f"{summary.findings:,} finding(s), one per episode", show_edge=False)
     table.add_column("rule")
     for sev in SEVERITIES:
         table.add_column(sev, justify="right", style=_SEVERITY_STYLE[sev])
@@ -150,17 +150,23 @@ def _print_top_findings(spark, out_dir: str, n: int) -> None:
         _print_finding(r)
 
 
-def _print_finding(r: dict) -> None:
+def _print_finding(r: dict, lines: int = 5) -> None:
+    """One episode: where and which controller epochs, its summary (with its span), its first lines."""
     where = f"{r['topic']}-{r['partition']}" if r.get("topic") is not None else "cluster"
     if r.get("replica") is not None:
         where += f" replica {r['replica']}"
+    first, last = r.get("controller_epoch"), r.get("controller_epoch_end")
+    epochs = f"epoch {first}" if last in (None, first) else f"epochs {first}..{last}"
     style = _SEVERITY_STYLE.get(r["severity"], "")
     console.print(
-        f"[{style}]{r['severity']:<8}[/{style}] {r['rule']} [dim]({escape(where)}, epoch "
-        f"{r.get('controller_epoch')})[/dim] {escape(r['summary'])}"
+        f"[{style}]{r['severity']:<8}[/{style}] {r['rule']} [dim]({escape(where)}, {epochs})[/dim] "
+        f"{escape(r['summary'])}"
     )
-    for ref in r["evidence"][:5]:
+    for ref in r["evidence"][:lines]:
         console.print(f"           [dim]{escape(ref)}[/dim]")
+    more = max(int(r.get("evidence_count") or 0), len(r["evidence"])) - min(len(r["evidence"]), lines)
+    if more > 0:
+        console.print(f"           [dim]… and {more:,} more line(s)[/dim]")
 
 
 @click.command("timeline")

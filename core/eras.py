@@ -18,7 +18,8 @@ the rules inside its range change (2.3 allows ``OfflineReplica -> ReplicaDeletio
 A line is judged against the whole range: a transition is illegal only if *every* release in the
 range forbids it, an invariant is violated only if every release would flag it. The range is
 narrowed, in this order, by ``--kafka-version`` (the user knows), by the writing broker's own
-``Kafka version: X`` line, else it is the dialect's ``judged`` range. Valid previous states only
+``Kafka version: X`` line, else it is the dialect's ``judged`` range, cut to the releases that print
+every line that broker wrote (its lines *date* it: ``range_for_line(dated=...)``). Valid previous states only
 ever grew (K:controller/*StateMachine.scala@0.8.0 .. @3.9.0-rc3), so the representative release of
 a range - the one whose tables decide "illegal" - is its last, the most permissive.
 
@@ -166,6 +167,15 @@ class VersionRange:
             return []
         sets = [list(violations(v)) for v in points]
         return [x for x in sets[-1] if all(x in s for s in sets[:-1])]
+
+    def intersection(self, other: "VersionRange") -> Optional["VersionRange"]:
+        """The releases in both ranges (None if they share none, or either is KRaft)."""
+        if self.kraft or other.kraft:
+            return None
+        if self.first is None or self.last is None or other.first is None or other.last is None:
+            return None
+        first, last = max(self.first, other.first), min(self.last, other.last)
+        return VersionRange(first, last) if first <= last else None
 
     def may_predate(self, rule_key: str) -> bool:
         """True if some release in the range lacks the rule change ``rule_key``."""
@@ -332,8 +342,18 @@ def range_for_release(release: KafkaRelease) -> VersionRange:
 
 
 @functools.lru_cache(maxsize=1024)
-def range_for_line(dialect: Optional[str], broker_version: Optional[str], user_version: Optional[str]) -> VersionRange:
-    """The releases a line is judged against (see the module docstring for the precedence)."""
+def range_for_line(
+    dialect: Optional[str],
+    broker_version: Optional[str],
+    user_version: Optional[str],
+    dated: Optional[VersionRange] = None,
+) -> VersionRange:
+    """The releases a line is judged against (see the module docstring for the precedence).
+
+    ``dated``: the releases that print every line its broker wrote (the intersection of the templates'
+    lives, ``replay/cluster.py``), e.g. ``Epoch incremented to 5`` exists only in 1.1 - 2.0
+    (K:controller/KafkaController.scala@1.1.1:641, @2.0.1:647). Without a version line it narrows the
+    dialect's range; if the two share no release (an upgrade inside the logs) the dialect's range stands."""
     if user_version:
         return range_for_release(read_kafka_version(user_version))
     if dialect == KRAFT_DIALECT:
@@ -343,7 +363,9 @@ def range_for_line(dialect: Optional[str], broker_version: Optional[str], user_v
             return range_for_release(read_kafka_version(broker_version))
         except UnknownKafkaVersionError:
             pass  # a vendor build number we cannot map: the dialect still bounds it
-    return range_for_dialect(dialect)
+    judged = range_for_dialect(dialect)
+    narrowed = judged.intersection(dated) if dated is not None else None
+    return narrowed or judged
 
 
 __all__ = [

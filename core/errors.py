@@ -44,3 +44,8 @@ class GrammarError(KafkaForensicsError):
 
 class JobError(KafkaForensicsError):
     """A Spark job failed (wraps the Py4J / Spark exception)."""
+
+
+class LabError(KafkaForensicsError):
+    """The lab could not set up or drive a real cluster (a broker that never started, a tool that
+    failed, a scenario whose precondition Kafka did not reach): exit 3, one sentence."""

@@ -105,11 +105,17 @@ FILE_FIELDS: tuple[pa.Field, ...] = (
     pa.field("continuation_lines", pa.int64(), nullable=False),
     pa.field("quarantined", pa.int64(), nullable=False),
     pa.field("out_of_order", pa.int64(), nullable=False),
+    # added for issue 14 (nullable: a files table written before them has none)
+    pa.field("ts_invalid", pa.int64()),  # records whose ts is null (attrs.ts_invalid)
+    pa.field("bom_lines", pa.int64()),  # lines that began with a byte-order mark (removed)
+    pa.field("ansi_lines", pa.int64()),  # lines ANSI escapes were removed from
+    pa.field("control_lines", pa.int64()),  # text lines kept with control characters
     pa.field("dialect", pa.string()),
     pa.field("compressed", pa.bool_()),
     pa.field("read_error", pa.string()),
 )
 FILE_SCHEMA = pa.schema(FILE_FIELDS)
+FILE_COUNTS = tuple(f.name for f in FILE_FIELDS if f.type == pa.int64())  # a file summary's counters
 
 _TIMELINE_TAIL = (
     pa.field("seq", pa.int32()),
@@ -143,22 +149,26 @@ REPLICA_TIMELINE_SCHEMA = pa.schema(
         *_TIMELINE_TAIL,
     ]
 )
+# One row per finding, and a finding is one *episode* of one anomaly (replay/findings.py consolidate):
+# one rule on one partition (or the cluster) over a span of time or controller epochs.
 FINDINGS_SCHEMA = pa.schema(
     [
-        pa.field("finding_id", pa.string()),
+        pa.field("finding_id", pa.string()),  # hash of rule, kind, place and the line that opened the episode
         pa.field("rule", pa.string()),
         pa.field("severity", pa.string()),
         pa.field("kind", pa.string()),
         pa.field("cluster", pa.string()),
-        pa.field("topic", pa.string()),
+        pa.field("topic", pa.string()),  # null: a cluster-level finding
         pa.field("partition", pa.int32()),
-        pa.field("replica", pa.int32()),
+        pa.field("replica", pa.int32()),  # null unless the episode is about one replica
         pa.field("broker", pa.int32()),
-        pa.field("controller_epoch", pa.int32()),
-        pa.field("ts", _TS),
-        pa.field("summary", pa.string()),
-        pa.field("evidence", pa.list_(pa.string())),
-        pa.field("evidence_count", pa.int32()),
+        pa.field("controller_epoch", pa.int32()),  # the episode's first controller epoch
+        pa.field("ts", _TS),  # the episode's start
+        pa.field("summary", pa.string()),  # ends with how many lines and partitions it covers
+        pa.field("evidence", pa.list_(pa.string())),  # file:line, in order, at most 50
+        pa.field("evidence_count", pa.int32()),  # how many lines the episode cites in all
+        pa.field("ts_end", _TS),  # the timestamp of its last evidence line (>= ts)
+        pa.field("controller_epoch_end", pa.int32()),  # the last controller epoch it spans
         pa.field("json", pa.string()),  # the findings.jsonl line (deterministic bytes)
     ]
 )

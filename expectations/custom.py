@@ -441,8 +441,10 @@ class ExpectNoConcurrentControllers(KafkaRowsExpectation):
 class ExpectNoStaleEpochRejections(KafkaRowsExpectation):
     """No broker refused a request for a stale controller epoch, and no controller got
     STALE_CONTROLLER_EPOCH (error 11) back: either means a deposed controller was still sending.
-    Checks the events table directly (one row per refusing or refused line), independently of the
-    replay's ``stale_epoch_rejected`` findings, which group these lines."""
+    Checks the events table directly, independently of the replay's ``stale_epoch_rejected`` findings,
+    and counts as they do one row per episode: one deposed controller's stale epoch
+    (``replay.stale_epochs.group_key``), whichever brokers refused it and however often, citing its
+    first line."""
 
     rule: ClassVar[str] = "stale_epoch_rejected"
     description: str = (
@@ -450,19 +452,24 @@ class ExpectNoStaleEpochRejections(KafkaRowsExpectation):
         "deposed controller (nor answered one with error 11)."
     )
     unexpected_rows_query: Union[str, SuiteParameterDict] = f"""
-        WITH kf_unused AS (SELECT 1 FROM {{batch}} LIMIT 0)
-        SELECT topic, partition, replica, {ts_text("ts")} AS ts, concat(source_file, ':', line_no) AS evidence,
-               CASE WHEN event_type = '{REJECTED}'
-                    THEN concat('broker ', coalesce(CAST(broker AS STRING), '?'),
-                                ' refused a request from controller ', coalesce(CAST(controller_id AS STRING), '?'),
-                                ' with stale epoch ', coalesce(CAST(controller_epoch AS STRING), '?'))
-                    ELSE concat('controller ', coalesce(CAST(controller_id AS STRING), '?'),
-                                ' got STALE_CONTROLLER_EPOCH (error 11) from broker ',
-                                coalesce(CAST(target_broker AS STRING), '?')) END AS detail
-        FROM {views.EVENTS}
-        WHERE (event_type = '{REJECTED}'
-               OR (event_type = 'controller_response' AND attrs['response'] RLIKE {_sql_literal(TOP_LEVEL_ERROR_11)}))
-        ORDER BY source_file, line_no"""
+        WITH kf_unused AS (SELECT 1 FROM {{batch}} LIMIT 0),
+        r AS (
+          SELECT controller_id, controller_epoch, ts, source_file, line_no,
+                 CASE WHEN event_type = '{REJECTED}' THEN broker ELSE target_broker END AS kf_broker
+          FROM {views.EVENTS}
+          WHERE (event_type = '{REJECTED}'
+                 OR (event_type = 'controller_response' AND attrs['response'] RLIKE {_sql_literal(TOP_LEVEL_ERROR_11)}))),
+        g AS (
+          SELECT controller_id, controller_epoch, min(struct(ts, source_file, line_no)) AS kf_first, count(*) AS kf_lines,
+                 array_join(sort_array(collect_set(CAST(kf_broker AS STRING))), ', ') AS kf_brokers
+          FROM r GROUP BY controller_id, controller_epoch)
+        SELECT CAST(NULL AS STRING) AS topic, CAST(NULL AS INT) AS partition, CAST(NULL AS INT) AS replica,
+               {ts_text("kf_first.ts")} AS ts, concat(kf_first.source_file, ':', kf_first.line_no) AS evidence,
+               concat('controller ', coalesce(CAST(controller_id AS STRING), '?'), ' with stale epoch ',
+                      coalesce(CAST(controller_epoch AS STRING), '?'), ': ', kf_lines,
+                      ' refused request(s) or error-11 answer(s), brokers ', kf_brokers) AS detail
+        FROM g
+        ORDER BY kf_first.ts, evidence"""
 
 
 CUSTOM_EXPECTATIONS = (

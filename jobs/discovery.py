@@ -6,8 +6,10 @@ the same. Only the file list reaches the driver, never file contents.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import stat
 from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
@@ -42,13 +44,25 @@ def _display(uri: str, given: str) -> str:
     return os.path.relpath(path) if local_relative else path
 
 
-def discover(spark: SparkSession, inputs: list[str]) -> list[InputFile]:
-    """Expand inputs; raise InputError naming the first input that does not exist or holds no logs."""
+def discover(spark: SparkSession, inputs: list[str], notes: list[str] | None = None) -> list[InputFile]:
+    """Expand inputs; raise InputError naming the first input that does not exist or holds no logs.
+
+    Every file is read once, however many inputs name it (the same path twice, a glob and a name,
+    a symbolic link and its target: local files are compared by device and inode). Local
+    directories are walked here, following symbolic links but never into a directory that is
+    already on the walk's path (a loop). What was skipped or read once is appended to ``notes``
+    and logged as a warning (the ``kafka_forensics`` logger; on stderr by default)."""
     if not inputs:
         raise InputError("no input given: name log files, directories or globs")
     jvm = spark.sparkContext._jvm
     hconf = spark.sparkContext._jsc.hadoopConfiguration()
-    found: dict[str, InputFile] = {}
+    found: dict[object, InputFile] = {}  # file identity → the file as first named
+
+    def note(text: str) -> None:
+        _LOG.warning("kafka-forensics: note: %s", text)
+        if notes is not None:
+            notes.append(text)
+
     for given in inputs:
         local = not _SCHEME.match(given) or given.startswith("file://")
         target = given
@@ -67,22 +81,104 @@ def discover(spark: SparkSession, inputs: list[str]) -> list[InputFile]:
             raise InputError(f"cannot list {given}: {err}") from err
         if statuses is None or len(statuses) == 0:
             raise InputError(f"input not found: {given}")
-        before = len(found)
+        named: list[tuple[object, InputFile]] = []  # (identity, file) of every file this input names
         for status in statuses:
-            if status.isDirectory():
+            if local:
+                named += _local_files(status.getPath(), given, note)
+            elif status.isDirectory():
                 walker = fs.listFiles(status.getPath(), True)
                 while walker.hasNext():
                     child = walker.next()
-                    name = child.getPath().getName()
-                    if LOG_NAME.match(name) or DUMP_NAME.match(name):
+                    if _is_log_name(child.getPath().getName()):
                         uri = child.getPath().toString()
-                        found.setdefault(uri, InputFile(uri, _display(uri, given), child.getLen()))
+                        named.append((uri, InputFile(uri, _display(uri, given), child.getLen())))
             else:
                 uri = status.getPath().toString()
-                found.setdefault(uri, InputFile(uri, _display(uri, given), status.getLen()))
-        if len(found) == before:
+                named.append((uri, InputFile(uri, _display(uri, given), status.getLen())))
+        if not named:
             raise InputError(
                 f"no Kafka log files under {given} (looked for state-change.log*, controller.log*, "
                 f"server.log*, kafka-*.log*, metadata dumps *.dump / *metadata*.txt, plain or .gz)"
             )
+        new = 0
+        for key, file in named:
+            if key not in found:
+                found[key] = file
+                new += 1
+        if new == 0:
+            note(_already_read(given, named, found))
+        elif new < len(named):
+            note(f"{given}: {len(named) - new} of its {len(named)} files already read (each is read once)")
     return sorted(found.values(), key=lambda f: f.display)
+
+
+_LOG = logging.getLogger("kafka_forensics")
+
+
+def _is_log_name(name: str) -> bool:
+    return bool(LOG_NAME.match(name) or DUMP_NAME.match(name))
+
+
+def _already_read(given: str, named: list[tuple[object, InputFile]], found: dict[object, InputFile]) -> str:
+    if len(named) > 1:
+        return f"{given}: every file it names is already read"
+    key, file = named[0]
+    first = found[key]
+    if first.uri == file.uri:
+        return f"{given}: already read (named by an earlier input)"
+    return f"{given}: already read as {first.display} (the same file)"
+
+
+def _local_files(qualified, given: str, note) -> list[tuple[object, InputFile]]:
+    """(identity, file) of a local file, or of the log files under a local directory: walked in
+    name order, following symbolic links, skipping (with a note) a link back to a directory on the
+    current path, a directory already walked through another link, and a link that leads nowhere."""
+    root = qualified.toUri().getPath()
+
+    def make(path: str, info: os.stat_result) -> tuple[object, InputFile]:
+        uri = _local_uri(qualified, root, path)
+        return (info.st_dev, info.st_ino), InputFile(uri, _display(uri, given), info.st_size)
+
+    try:
+        top = os.stat(root)
+    except OSError as err:
+        raise InputError(f"cannot read {given}: {err.strerror}") from err
+    if not stat.S_ISDIR(top.st_mode):
+        return [make(root, top)]
+    out: list[tuple[object, InputFile]] = []
+    walked: dict[tuple[int, int], str] = {}
+
+    def shown(path: str) -> str:
+        return _display("file:" + path, given)
+
+    def walk(directory: str, ancestors: dict[tuple[int, int], str]) -> None:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as err:
+            raise InputError(f"cannot list {shown(directory)}: {err.strerror}") from err
+        for entry in entries:
+            try:
+                info = os.stat(entry.path)  # follows symbolic links
+            except OSError as err:  # a link to nothing, or to itself
+                note(f"skipped {shown(entry.path)}: cannot follow it ({err.strerror})")
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                key = (info.st_dev, info.st_ino)
+                if key in ancestors:
+                    note(f"skipped {shown(entry.path)}: symbolic link loop (back to {shown(ancestors[key])})")
+                elif key in walked:
+                    note(f"skipped {shown(entry.path)}: the same directory as {shown(walked[key])} (already read)")
+                else:
+                    walked[key] = entry.path
+                    walk(entry.path, {**ancestors, key: entry.path})
+            elif stat.S_ISREG(info.st_mode) and _is_log_name(entry.name):
+                out.append(make(entry.path, info))
+
+    walked[(top.st_dev, top.st_ino)] = root
+    walk(root, {(top.st_dev, top.st_ino): root})
+    return out
+
+
+def _local_uri(qualified, root: str, path: str) -> str:
+    """The URI Spark's file listing would give ``path`` (under the qualified ``root``)."""
+    return qualified.toString() + path[len(root) :]

@@ -59,16 +59,17 @@ def part_name(source_uri: str) -> str:
     return f"part-{hashlib.sha1(source_uri.encode('utf-8')).hexdigest()[:20]}.parquet"
 
 
-def write_events(batches: list[pa.RecordBatch], events_dir: str, source_uri: str) -> int:
-    """Write one input file's events (batches in EVENTS_SCHEMA); returns the number of rows
-    written. Nothing is written for a file with no events."""
+def write_events(batches: list[pa.RecordBatch], events_dir: str, source_uri: str, name: str | None = None) -> int:
+    """Write one input file's events (batches in EVENTS_SCHEMA) to ``name`` (default: the file's
+    own ``part_name``; a split of a large file has its own); returns the number of rows written.
+    Nothing is written for a file with no events."""
     rows = sum(b.num_rows for b in batches)
     if rows == 0:
         return 0
     table = pa.Table.from_batches(batches, schema=EVENTS_SCHEMA)
     directory = Path(events_dir)
     directory.mkdir(parents=True, exist_ok=True)
-    final = directory / part_name(source_uri)
+    final = directory / (name or part_name(source_uri))
     temporary = directory / f".{final.name}.{uuid.uuid4().hex}{_TMP_SUFFIX}"
     try:
         pq.write_table(table, temporary, row_group_size=ROW_GROUP_ROWS, compression="snappy")

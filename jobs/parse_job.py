@@ -1,13 +1,17 @@
 """The Spark parse job: log files → ``events/``, ``quarantine/`` and ``files/`` Parquet tables.
 
-Each file is read whole by Spark's binaryFile source (any Hadoop filesystem; gzip is detected by
-its magic bytes, not its name) and parsed in a Python worker by ``parsers.records.parse_file``,
-with the parser built once per worker. Rows come back as Arrow batches (``mapInArrow``) in the
-events schema plus a ``row_kind`` column (quarantine and per-file rows are encoded in the same
-columns), and are written **once**, partitioned by ``row_kind``, into a staging directory. The
-event partition is then moved into place as ``events/``; the small quarantine and file partitions
-are reshaped into their own tables. Parsing happens once, the big table is written once, and only
-per-file and per-type counts reach the driver.
+Each file is parsed in a Python worker by the columnar parser (``parsers.columnar``: the same rows
+as ``parsers.records.parse_file``, column-wise), with its plan built once per worker. Rows come
+back as Arrow batches (``mapInArrow``) in the events schema plus a ``row_kind`` column (quarantine
+and per-file rows are encoded in the same columns), and are written **once**, partitioned by
+``row_kind``, into a staging directory. The event partition is then moved into place as
+``events/``; the small quarantine and file partitions are reshaped into their own tables. Parsing
+happens once, the big table is written once, and only per-file and per-type counts reach the driver.
+
+Who reads the files: on a local master with local inputs, the workers themselves
+(``local_splits.py``; large files in byte-range splits when the workers also write the events);
+otherwise (a cluster, ``hdfs://``, ``s3a://``, or ``--conf spark.kafka_forensics.reader=spark``)
+Spark's binaryFile source, whole files of at most 2 GiB.
 
 On one machine with a local DIR, the workers write the events themselves with pyarrow
 (``events_writer.py``: Spark's row conversion and Parquet writer cost more than the parsing), and
@@ -25,22 +29,24 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
-from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA, PARSE_TABLES
-from kafka_forensics.parsers.gc_pause import cyclic_gc_paused
-from kafka_forensics.parsers.records import ParseOptions, parse_file
+from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError, UsageError
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS_SCHEMA, FILE_COUNTS, PARSE_TABLES
+from kafka_forensics.parsers.columnar import SplitResult, parse_file_columnar
+from kafka_forensics.parsers.records import ParseOptions
 
 from .discovery import InputFile, discover
-from .events_writer import finish, local_events_dir, write_events
+from .events_writer import finish, local_events_dir, part_name, write_events
 from .fs import delete_path, path_exists, rename_path, write_text
+from .local_splits import SPLIT_BYTES, SPLIT_CONF, Split, SplitFacts, parse_split, plan_splits, settle
+from .local_splits import part_name as split_part
 from .spark_errors import short_error
 
 ROW_KIND = "row_kind"
 MAX_LENGTH_CONF = "spark.sql.sources.binaryFile.maxLength"
+READER_CONF = "spark.kafka_forensics.reader"  # auto (default: workers read local files) | spark
 EVENT, QUARANTINE, FILE = "event", "quarantine", "file"
 BATCH_ROWS = 8192
 UNIFIED_SCHEMA = pa.schema([f.with_nullable(True) for f in EVENTS_SCHEMA] + [pa.field(ROW_KIND, pa.string())])
-_FILE_COUNTS = ("lines_read", "records", "continuation_lines", "quarantined", "out_of_order")
 
 
 def _event_batches(rows: list[list], kind: str | None = EVENT):
@@ -78,8 +84,9 @@ def _quarantine_rows(rows: list[dict]) -> list[list]:
     ]
 
 
-def _file_row(summary: dict) -> list:
-    attrs = {k: str(summary[k]) for k in _FILE_COUNTS}
+def _file_row(summary: dict, split_attrs: dict | None = None) -> list:
+    attrs = {k: str(summary[k]) for k in FILE_COUNTS}
+    attrs.update(split_attrs or {})
     attrs["compressed"] = "true" if summary["compressed"] else "false"
     if summary["read_error"]:
         attrs["read_error"] = summary["read_error"]
@@ -95,8 +102,29 @@ def _file_row(summary: dict) -> list:
     )
 
 
+def _table_batches(events: pa.Table, kind: str | None = EVENT):
+    """An events table as Arrow batches: in UNIFIED_SCHEMA with a ``kind`` (for Spark), else as it is."""
+    for batch in events.to_batches(max_chunksize=BATCH_ROWS):
+        if kind is None:
+            yield batch
+            continue
+        arrays = [*batch.columns, pa.array([kind] * batch.num_rows, pa.string())]
+        yield pa.RecordBatch.from_arrays(arrays, schema=UNIFIED_SCHEMA)
+
+
+def _result_batches(result: SplitResult, events_dir: str | None, uri: str, part: str, split_attrs: dict | None = None):
+    """One file's (or split's) rows for Spark; with ``events_dir`` the events are written there
+    by this worker (``part``: its events file) and only the quarantine and file rows go on."""
+    if events_dir is None:
+        yield from _table_batches(result.events, EVENT)
+    else:
+        write_events(result.events.to_batches(), events_dir, uri, part)
+    yield from _event_batches(_quarantine_rows(result.quarantine), QUARANTINE)
+    yield from _event_batches([_file_row(result.summary, split_attrs)], FILE)
+
+
 def parse_arrow_batches(batches, options: ParseOptions, displays: dict[str, str], events_dir: str | None = None):
-    """mapInArrow body: (path, content) rows → event, quarantine and file rows.
+    """mapInArrow body: (path, content) rows → event, quarantine and file rows (files read by Spark).
 
     With ``events_dir`` (a local directory, see events_writer.py) the events are written there by
     this worker and only the quarantine and file rows are returned."""
@@ -105,14 +133,28 @@ def parse_arrow_batches(batches, options: ParseOptions, displays: dict[str, str]
         contents = batch.column("content")
         for i, uri in enumerate(paths):
             data = contents[i].as_py() or b""
-            result = parse_file(data, displays.get(uri, uri), options)
-            if events_dir is None:
-                yield from _event_batches(result.rows, EVENT)
-            else:
-                with cyclic_gc_paused():  # the batches are built from every row of the file at once
-                    write_events(list(_event_batches(result.rows, None)), events_dir, uri)
-            yield from _event_batches(_quarantine_rows(result.quarantine), QUARANTINE)
-            yield from _event_batches([_file_row(result.summary)], FILE)
+            result = parse_file_columnar(data, displays.get(uri, uri), options)
+            yield from _result_batches(result, events_dir, uri, part_name(uri))
+
+
+def parse_split_batches(batches, options: ParseOptions, events_dir: str | None = None):
+    """mapInArrow body: split descriptions → the rows of each split (files read by the worker)."""
+    for batch in batches:
+        for row in batch.to_pylist():
+            split = Split(**row)
+            result = parse_split(split, options)
+            facts = {
+                "split_index": str(split.index),
+                "split_count": str(split.count),
+                "uri": split.uri,
+                "owners": ",".join(str(o) for o in result.owners),
+                "unowned": str(result.unowned),
+            }
+            for key in ("first_ts", "max_ts"):
+                value = getattr(result, key)
+                if value is not None:
+                    facts[key] = str(value)
+            yield from _result_batches(result, events_dir, split.uri, split_part(split.uri, split.index), facts)
 
 
 @dataclass
@@ -126,6 +168,11 @@ class ParseSummary:
     continuation_lines: int = 0
     quarantined: int = 0
     out_of_order: int = 0
+    ts_invalid: int = 0  # records kept with ts null (attrs.ts_invalid says why)
+    bom_lines: int = 0
+    ansi_lines: int = 0
+    control_lines: int = 0
+    notes: list[str] = field(default_factory=list)  # inputs skipped or read once (discovery)
     by_event_type: dict[str, int] = field(default_factory=dict)
     by_dialect: dict[str, int] = field(default_factory=dict)
     quarantine_reasons: dict[str, int] = field(default_factory=dict)
@@ -143,12 +190,71 @@ def parse_to_frames(
     spark: SparkSession, files: list[InputFile], options: ParseOptions, events_dir: str | None = None
 ) -> DataFrame:
     """The parsed rows of all files, not yet split (lazy: each action parses again). With
-    ``events_dir``, events go straight to that local directory and the frame holds the rest."""
+    ``events_dir``, events go straight to that local directory and the frame holds the rest.
+
+    On a local master with local inputs the workers read the files themselves (local_splits.py),
+    large ones in splits when they also write the events (``events_dir``): the driver then settles
+    what needs the whole file (``settle_splits``). Otherwise Spark reads each file whole."""
+    splits = local_splits(spark, files, options, split=events_dir is not None)
+    if splits is not None:
+        rows = [asdict(s) for s in splits]
+        schema = (
+            "`uri` string, `display` string, `path` string, `index` int, `count` int, `start` long, `end` long, "
+            "`newlines_before` long, `dialect` string"
+        )
+        described = spark.createDataFrame(spark.sparkContext.parallelize(rows, len(rows)), schema)
+        return described.mapInArrow(
+            lambda it: parse_split_batches(it, options, events_dir), from_arrow_schema(UNIFIED_SCHEMA)
+        )
+    _check_sizes(spark, files)
     displays = {f.uri: f.display for f in files}
     raw = spark.read.format("binaryFile").load([f.uri for f in files]).select("path", "content")
     return raw.mapInArrow(
         lambda it: parse_arrow_batches(it, options, displays, events_dir), from_arrow_schema(UNIFIED_SCHEMA)
     )
+
+
+def local_splits(spark: SparkSession, files: list[InputFile], options: ParseOptions, split: bool) -> list[Split] | None:
+    """The splits the workers read themselves, or None when Spark must read the files (a cluster,
+    or an input that is not a local file)."""
+    choice = spark.conf.get(READER_CONF, "auto").strip().lower()
+    if choice not in ("auto", "spark"):
+        raise UsageError(f"{READER_CONF} must be auto or spark, not {choice!r}")
+    if choice == "spark" or not spark.sparkContext.master.startswith("local") or not files:
+        return None
+    jvm = spark.sparkContext._jvm
+    paths = {}
+    for f in files:
+        uri = jvm.org.apache.hadoop.fs.Path(f.uri).toUri()
+        if (uri.getScheme() or "file") != "file":
+            return None
+        paths[f.uri] = str(uri.getPath())
+    split = split and not options.use_lark  # plain Lark (--lark) reads whole files, row by row
+    size = int(spark.conf.get(SPLIT_CONF, str(SPLIT_BYTES))) if split else 1 << 62
+    # the largest first: the last tasks to start are then the short ones
+    return sorted(plan_splits(files, paths, options, size), key=lambda s: -(s.end - s.start))
+
+
+def settle_splits(spark: SparkSession, staging: str, events_dir: str) -> dict[str, int]:
+    """After the parse: the file owner and the out-of-order flags across splits (local_splits.py).
+    Returns the out-of-order flags added per file."""
+    frame = _staged(spark, staging, FILE).filter(F.col("attrs")["split_count"].cast("int") > 1)
+    facts = []
+    for row in frame.select("source_file", "attrs").collect():  # one row per split of a large file
+        a = row.attrs
+        facts.append(
+            SplitFacts(
+                a["uri"],
+                row.source_file,
+                int(a["split_index"]),
+                int(a["split_count"]),
+                tuple(int(o) for o in a["owners"].split(",") if o),
+                int(a["unowned"]),
+                int(a["first_ts"]) if a.get("first_ts") else None,
+                int(a["max_ts"]) if a.get("max_ts") else None,
+            )
+        )
+    return settle(facts, events_dir) if facts else {}
 
 
 def events_of(unified: DataFrame) -> DataFrame:
@@ -161,15 +267,23 @@ def quarantine_of(unified_or_staged: DataFrame) -> DataFrame:
     )
 
 
-def files_of(unified_or_staged: DataFrame) -> DataFrame:
-    columns = [F.col("source_file")]
-    columns += [F.col("attrs")[k].cast("long").alias(k) for k in _FILE_COUNTS]
-    columns += [
-        F.col("dialect"),
-        (F.col("attrs")["compressed"] == "true").alias("compressed"),
-        F.col("attrs")["read_error"].alias("read_error"),
-    ]
-    return unified_or_staged.select(*columns)
+def files_of(unified_or_staged: DataFrame, added_out_of_order: dict[str, int] | None = None) -> DataFrame:
+    """One row per file (a large file's splits summed); ``added_out_of_order``: flags settled
+    across splits after the parse."""
+    counts = [F.sum(F.col("attrs")[k].cast("long")).alias(k) for k in FILE_COUNTS]
+    files = unified_or_staged.groupBy("source_file").agg(
+        *counts,
+        F.first("dialect").alias("dialect"),
+        F.max(F.col("attrs")["compressed"] == "true").alias("compressed"),
+        F.first(F.col("attrs")["read_error"], ignorenulls=True).alias("read_error"),
+    )
+    if added_out_of_order:
+        spark = unified_or_staged.sparkSession
+        added = spark.createDataFrame(list(added_out_of_order.items()), "source_file string, added long")
+        files = files.join(F.broadcast(added), "source_file", "left").withColumn(
+            "out_of_order", F.col("out_of_order") + F.coalesce(F.col("added"), F.lit(0))
+        )
+    return files.select("source_file", *FILE_COUNTS, "dialect", "compressed", "read_error")
 
 
 def _staged(spark: SparkSession, staging: str, kind: str) -> DataFrame:
@@ -181,8 +295,8 @@ def _staged(spark: SparkSession, staging: str, kind: str) -> DataFrame:
 
 
 def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: ParseOptions) -> ParseSummary:
-    files = discover(spark, inputs)
-    _check_sizes(spark, files)
+    notes: list[str] = []
+    files = discover(spark, inputs, notes)
     staging = f"{out_dir}/_staging"
     try:
         staging_events = f"{out_dir}/_staging_events"
@@ -198,6 +312,7 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
             .partitionBy(ROW_KIND)
             .parquet(staging)
         )
+        added = settle_splits(spark, staging, direct) if direct is not None else {}
         for table in PARSE_TABLES:
             delete_path(spark, f"{out_dir}/{table}")
         events_path = f"{staging}/{ROW_KIND}={EVENT}" if direct is None else staging_events
@@ -206,11 +321,12 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
         else:
             spark.createDataFrame([], from_arrow_schema(EVENTS_SCHEMA)).write.parquet(f"{out_dir}/events")
         quarantine_of(_staged(spark, staging, QUARANTINE)).coalesce(1).write.parquet(f"{out_dir}/quarantine")
-        files_of(_staged(spark, staging, FILE)).coalesce(1).write.parquet(f"{out_dir}/files")
+        files_of(_staged(spark, staging, FILE), added).coalesce(1).write.parquet(f"{out_dir}/files")
         delete_path(spark, staging)
         if direct is not None:
             shutil.rmtree(direct, ignore_errors=True)  # left only when no file had events
         summary = summarize(spark, out_dir)
+        summary.notes = notes
     except KafkaForensicsError:
         raise
     except Exception as err:
@@ -225,8 +341,9 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
 
 
 def _check_sizes(spark: SparkSession, files: list[InputFile]) -> None:
-    """A file is read whole (binaryFile): one over the reader's limit (2 GiB by default) would fail
-    deep inside a task with a Java stack trace; say so up front, with what to do."""
+    """When Spark reads the files (binaryFile, whole files): one over the reader's limit (2 GiB by
+    default) would fail deep inside a task with a Java stack trace; say so up front, with what to
+    do. Files the workers read themselves have no such limit."""
     limit = int(spark.conf.get(MAX_LENGTH_CONF, str(2**31 - 1)))
     too_big = [f for f in files if f.size > limit]
     if too_big:
@@ -255,21 +372,33 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
         entry = row.asDict()
         summary.files.append(entry)
         summary.lines_read += entry["lines_read"]
+        for counter in ("ts_invalid", "bom_lines", "ansi_lines", "control_lines"):
+            setattr(summary, counter, getattr(summary, counter) + (entry[counter] or 0))
         if entry["read_error"]:
             summary.read_errors.append(f"{entry['source_file']}: {entry['read_error']}")
+    # one scan of three small columns: records, continuation lines and flags per event type
+    # (a dialect is a file's: its records come from the files table)
     events = spark.read.parquet(f"{out_dir}/events")
-    counted = events.agg(
-        F.count(F.lit(1)).alias("n"),
-        F.sum("n_continuation").alias("c"),
-        F.sum(F.col("ts_out_of_order").cast("int")).alias("o"),
-    ).first()
-    summary.records = int(counted["n"] or 0)
-    summary.continuation_lines = int(counted["c"] or 0)
-    summary.out_of_order = int(counted["o"] or 0)
+    per_type = (
+        events.groupBy("event_type")
+        .agg(
+            F.count(F.lit(1)).alias("n"),
+            F.sum("n_continuation").alias("c"),
+            F.sum(F.col("ts_out_of_order").cast("int")).alias("o"),
+        )
+        .orderBy("event_type")
+        .collect()
+    )
+    summary.by_event_type = {r["event_type"]: r["n"] for r in per_type}
+    summary.records = sum(r["n"] for r in per_type)
+    summary.continuation_lines = sum(int(r["c"] or 0) for r in per_type)
+    summary.out_of_order = sum(int(r["o"] or 0) for r in per_type)
+    for entry in summary.files:
+        if entry["records"]:
+            summary.by_dialect[entry["dialect"]] = summary.by_dialect.get(entry["dialect"], 0) + entry["records"]
+    summary.by_dialect = dict(sorted(summary.by_dialect.items()))
     quarantine = spark.read.parquet(f"{out_dir}/quarantine")
     summary.quarantined = quarantine.count()
-    summary.by_event_type = {r[0]: r[1] for r in events.groupBy("event_type").count().orderBy("event_type").collect()}
-    summary.by_dialect = {r[0]: r[1] for r in events.groupBy("dialect").count().orderBy("dialect").collect()}
     summary.quarantine_reasons = {
         r[0]: r[1] for r in quarantine.groupBy("reason").count().orderBy(F.desc("count"), "reason").limit(20).collect()
     }

@@ -11,7 +11,7 @@
    ``statemachines.ordering`` for how clock skew between brokers is contained. Replicas are
    replayed inside their partition's group, because a replica's story depends on its partition.
 3. Refusals for a stale controller epoch carry no partition; they are grouped the same way by
-   (refusing broker, controller, epochs).
+   (controller, stale epoch): one zombie episode, whichever brokers refused it.
 Nothing that grows with the input is collected; tables and ``findings.jsonl`` are written by Spark.
 """
 
@@ -49,7 +49,8 @@ from kafka_forensics.replay.cluster import (
 from kafka_forensics.replay.final_state import SnapshotAt
 from kafka_forensics.replay.findings import SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
-from kafka_forensics.replay.stale_epochs import TOP_LEVEL_ERROR_11, stale_epoch_finding
+from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED, PARTITION_TEXT
+from kafka_forensics.replay.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11, stale_epoch_finding
 
 from .filters import EventFilter, apply_place, apply_time
 from .final_state_job import final_state_findings
@@ -204,19 +205,35 @@ def collect_arrow(df: DataFrame) -> list[dict]:
 
 
 def top_findings(spark: SparkSession, out_dir: str, n: int) -> list[dict]:
-    """The ``n`` most severe findings of a replay output (then earliest, then by id): what the CLI prints."""
+    """The ``n`` most severe findings (episodes) of a replay output (then earliest, then by id): what the CLI prints."""
     rank = F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity"))
     return collect_arrow(
         spark.read.parquet(f"{out_dir}/{FINDINGS}")
         .withColumn("_rank", rank)
         .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
-        .select("rule", "severity", "topic", "partition", "replica", "controller_epoch", "ts", "summary", "evidence")
+        .select(
+            "rule",
+            "severity",
+            "topic",
+            "partition",
+            "replica",
+            "controller_epoch",
+            "controller_epoch_end",
+            "ts",
+            "ts_end",
+            "summary",
+            "evidence",
+            "evidence_count",
+        )
         .limit(n)
     )
 
 
-def build_contexts(events: DataFrame, options: ReplayOptions) -> dict[str, ClusterContext]:
-    """One ``ClusterContext`` per cluster, from the cluster lines and per-(controller, epoch) actions."""
+def build_contexts(
+    events: DataFrame, options: ReplayOptions, templates: Optional[DataFrame] = None
+) -> dict[str, ClusterContext]:
+    """One ``ClusterContext`` per cluster, from the cluster lines, per-(controller, epoch) actions and
+    the distinct (cluster, broker, template) rows that date each broker's release (``templates``)."""
     cluster_rows = collect_arrow(
         events.filter(cluster_rows_filter() & F.col("ts").isNotNull()).orderBy(
             "cluster", "ts", "source_file", "line_no"
@@ -256,7 +273,14 @@ def build_contexts(events: DataFrame, options: ReplayOptions) -> dict[str, Clust
                 "last_ref": f"{r['l']['source_file']}:{r['l']['line_no']}",
             }
         )
-    return {c: build_cluster_context(c, by_cluster[c], acts[c], options.clock_skew_seconds) for c in clusters}
+    dating: dict[str, list[tuple]] = {c: [] for c in clusters}
+    if templates is not None:
+        for r in collect_arrow(templates.orderBy("cluster", "broker", "template")):
+            dating.setdefault(r["cluster"], []).append((r["broker"], r["template"]))
+    return {
+        c: build_cluster_context(c, by_cluster[c], acts[c], options.clock_skew_seconds, dating.get(c, ()))
+        for c in clusters
+    }
 
 
 # ---- grouped replay in Python workers ----------------------------------------------------------
@@ -308,16 +332,29 @@ def _stale_rows(key: tuple, events: list[dict]) -> list[dict]:
     return [{ROW_KIND: "finding", **stale_epoch_finding(key[0], events).to_row()}]
 
 
-def _stale_key_columns(df: DataFrame) -> DataFrame:
-    refused = F.col("event_type") == "stale_controller_epoch_rejected"
+def _per_partition(ev: DataFrame) -> DataFrame:
+    """Lines that name their partitions only in text, once per partition (``partition_view.per_partition_events``)."""
+    text = F.explode(F.split(F.col("attrs")["partitions"], ","))
+    named = (
+        ev.filter(F.col("event_type") == OFFLINE_REPLICAS_MARKED)
+        .withColumn("kf_partition_text", text)
+        .withColumn("kf_partition_text", F.trim("kf_partition_text"))
+    )
+    found = F.regexp_extract("kf_partition_text", PARTITION_TEXT, 2)
     return (
-        df.filter(
-            refused
-            | ((F.col("event_type") == "controller_response") & F.col("attrs")["response"].rlike(TOP_LEVEL_ERROR_11))
-        )
-        .withColumn("k_kind", F.when(refused, F.lit("refused")).otherwise(F.lit("response")))
-        .withColumn("k_broker", F.when(refused, F.col("broker")).otherwise(F.col("target_broker")))
-        .withColumn("k_latest", F.coalesce(F.col("attrs")["latest_controller_epoch"], F.lit("")))
+        named.filter(found != "")
+        .withColumn("topic", F.regexp_extract("kf_partition_text", PARTITION_TEXT, 1))
+        .withColumn("partition", found.cast("int"))
+        .withColumn("replica", F.col("target_broker"))
+        .drop("kf_partition_text")
+    )
+
+
+def _stale_epoch_lines(df: DataFrame) -> DataFrame:
+    """Refusals of a stale controller epoch and top-level error-11 responses (``stale_epochs.is_stale_epoch_event``)."""
+    return df.filter(
+        (F.col("event_type") == REJECTED)
+        | ((F.col("event_type") == "controller_response") & F.col("attrs")["response"].rlike(TOP_LEVEL_ERROR_11))
     )
 
 
@@ -328,13 +365,17 @@ def _select(df: DataFrame, kind: str, schema: pa.Schema) -> DataFrame:
 def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions) -> ReplayFrames:
     """The replay tables as DataFrames (partition/replica/findings/impact persisted once, unpersist after use)."""
     validate_options(options)
-    ev = apply_time(_prepare(with_cluster(events, options.cluster_from_path)), options.event_filter)
+    clustered = with_cluster(events, options.cluster_from_path)
+    templates = (  # bounded: brokers x templates; every line (before the time filter) dates its broker
+        clustered.filter(F.col("template").isNotNull()).select("cluster", "broker", "template").distinct()
+    )
+    ev = apply_time(_prepare(clustered), options.event_filter)
     ev = prepare_metadata_events(ev)  # KRaft records: topic names by topic id, removals per partition
-    contexts = build_contexts(ev, options)
+    contexts = build_contexts(ev, options, templates)
     contexts_bc = spark.sparkContext.broadcast(contexts)
     partition_events = ev.filter(
         F.col("topic").isNotNull() & F.col("partition").isNotNull() & F.col("event_type").isin(*PARTITION_EVENT_TYPES)
-    )
+    ).unionByName(_per_partition(ev))
     if options.topic is not None:
         partition_events = partition_events.filter(F.col("topic") == options.topic)
     if options.partition is not None:
@@ -343,9 +384,9 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
     replayed = _grouped_map(
         partition_events, ("cluster", "topic", "partition"), _partition_rows(contexts_bc, options.kafka_version)
     )
-    stale = _grouped_map(
-        _stale_key_columns(ev.filter(F.col("event_type").isin(*_STALE_TYPES))),
-        ("cluster", "k_kind", "k_broker", "controller_id", "controller_epoch", "k_latest"),
+    stale = _grouped_map(  # one zombie episode per (cluster, controller, stale epoch): stale_epochs.group_key
+        _stale_epoch_lines(ev.filter(F.col("event_type").isin(*_STALE_TYPES))),
+        ("cluster", "controller_id", "controller_epoch"),
         _stale_rows,
     )
     if (

@@ -428,6 +428,8 @@ def _top_findings(
             summary=r["summary"] or "",
             evidence=tuple(evidence.get(r["finding_id"], [])[:shown]),
             evidence_count=int(r["evidence_count"] or len(r["evidence"] or [])),
+            ts_end=r.get("ts_end"),
+            controller_epoch_end=r.get("controller_epoch_end"),
         )
         for r in rows
     ]

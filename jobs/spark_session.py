@@ -80,5 +80,7 @@ def build_session(
         if submitted or key != "spark.driver.extraJavaOptions":
             builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel(os.environ.get("KAFKA_FORENSICS_SPARK_LOG_LEVEL", "ERROR"))
+    # Spark's own log stays off the terminal: a failed job is one sentence from the command
+    # (--debug: the whole error); KAFKA_FORENSICS_SPARK_LOG_LEVEL=ERROR shows Spark's errors again.
+    spark.sparkContext.setLogLevel(os.environ.get("KAFKA_FORENSICS_SPARK_LOG_LEVEL", "OFF"))
     return spark

@@ -67,6 +67,10 @@ def detect_dialect(lines: Iterable[str], classify) -> str:
         spec = specs.get(result.template) if result.template else None
         if spec is None:
             continue
+        # A template only KRaft-mode classes print (``//@ .. kraft``: RaftReplicaManager, RaftMetadataCache,
+        # QuorumController, ...) is itself the hint: a 2.8 KRaft broker's state-change.log has no
+        # QuorumController line, only [Broker id=N] ones.
+        kraft = kraft or spec.kraft_only
         for dialect in DIALECTS:
             if dialect.covers(spec.since, spec.until, spec.kraft_only):
                 scores[dialect.name] += 1

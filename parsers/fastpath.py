@@ -145,6 +145,7 @@ class FastGrammar:
 
     headers: tuple[re.Pattern, ...]
     record_start: re.Pattern  # the header up to the message: a record begins on this line
+    line_prefix: re.Pattern  # a tooling prefix (docker compose, grep) at the start of a line
     ident: re.Pattern
     ident_opener: re.Pattern
     ident_roles: dict[int, tuple[int, tuple[str, ...]]]
@@ -240,6 +241,7 @@ def compile_fast_grammar(record_lark: Lark, continuation_lark: Lark, template_ru
     return FastGrammar(
         headers=headers,
         record_start=_record_start(compiler),
+        line_prefix=re.compile(compiler.rule("line_prefix", [])),
         ident=ident,
         ident_opener=opener,
         ident_roles=ident_roles,

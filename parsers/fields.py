@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from typing import Any, Callable
 
 Columns = dict[str, Any]
@@ -26,32 +27,40 @@ def _ints(text: str) -> list[int]:
     return list(_int_tuple(text))
 
 
-def _int(column: str) -> Callable[[str, Columns], None]:
-    def convert(text: str, out: Columns) -> None:
-        out[column] = int(text)
-
-    return convert
+# The converters that only differ by their column or key are small classes, so the columnar parser
+# (columnar_fields.py) can tell what each field does and do the same column-wise.
 
 
-def _str(column: str) -> Callable[[str, Columns], None]:
-    def convert(text: str, out: Columns) -> None:
-        out[column] = text
+@dataclass(frozen=True)
+class _int:
+    column: str
 
-    return convert
-
-
-def _int_list(column: str) -> Callable[[str, Columns], None]:
-    def convert(text: str, out: Columns) -> None:
-        out[column] = _ints(text)
-
-    return convert
+    def __call__(self, text: str, out: Columns) -> None:
+        out[self.column] = int(text)
 
 
-def _attr(key: str) -> Callable[[str, Columns], None]:
-    def convert(text: str, out: Columns) -> None:
-        out.setdefault("attrs", {})[key] = text
+@dataclass(frozen=True)
+class _str:
+    column: str
 
-    return convert
+    def __call__(self, text: str, out: Columns) -> None:
+        out[self.column] = text
+
+
+@dataclass(frozen=True)
+class _int_list:
+    column: str
+
+    def __call__(self, text: str, out: Columns) -> None:
+        out[self.column] = _ints(text)
+
+
+@dataclass(frozen=True)
+class _attr:
+    key: str
+
+    def __call__(self, text: str, out: Columns) -> None:
+        out.setdefault("attrs", {})[self.key] = text
 
 
 def _topic_partition(text: str, out: Columns) -> None:
@@ -186,52 +195,58 @@ def _leader_and_isr(text: str, out: Columns) -> None:
         out.setdefault("attrs", {})["leader_recovery_state"] = m.group(1)
 
 
-def _memo(convert: Callable[[str, Columns], None], size: int = 4096) -> Callable[[str, Columns], None]:
+class _memo:
     """Composite values repeat (one state sent to every broker): convert each text once."""
-    cache: dict[str, Columns] = {}
 
-    def cached(text: str, out: Columns) -> None:
-        found = cache.get(text)
+    def __init__(self, convert: Callable[[str, Columns], None], size: int = 4096) -> None:
+        self.convert = convert
+        self.size = size
+        self.cache: dict[str, Columns] = {}
+
+    def __call__(self, text: str, out: Columns) -> None:
+        found = self.cache.get(text)
         if found is None:
             found = {}
-            convert(text, found)
-            if len(cache) >= size:
-                cache.clear()
-            cache[text] = found
+            self.convert(text, found)
+            if len(self.cache) >= self.size:
+                self.cache.clear()
+            self.cache[text] = found
         for key, value in found.items():
             if key == "attrs":
                 out.setdefault("attrs", {}).update(value)
             else:
                 out[key] = value
 
-    return cached
-
 
 _SOME = re.compile(r"^Some\((.*)\)$")
 
 
-def _attr_unwrapped(key: str) -> Callable[[str, Columns], None]:
+@dataclass(frozen=True)
+class _attr_unwrapped:
     """Option[X] rendered by Scala ("Some(v)" / "None") → "v" / "None"."""
 
-    def convert(text: str, out: Columns) -> None:
+    key: str
+
+    def __call__(self, text: str, out: Columns) -> None:
         m = _SOME.match(text)
-        out.setdefault("attrs", {})[key] = m.group(1) if m else text
-
-    return convert
+        out.setdefault("attrs", {})[self.key] = m.group(1) if m else text
 
 
-def _flag(key: str) -> Callable[[str, Columns], None]:
-    def convert(text: str, out: Columns) -> None:
-        out.setdefault("attrs", {})[key] = "true"
+@dataclass(frozen=True)
+class _flag:
+    key: str
 
-    return convert
+    def __call__(self, text: str, out: Columns) -> None:
+        out.setdefault("attrs", {})[self.key] = "true"
 
 
-def _fixed_attr(key: str, value: str) -> Callable[[str, Columns], None]:
-    def convert(text: str, out: Columns) -> None:
-        out.setdefault("attrs", {})[key] = value
+@dataclass(frozen=True)
+class _fixed_attr:
+    key: str
+    value: str
 
-    return convert
+    def __call__(self, text: str, out: Columns) -> None:
+        out.setdefault("attrs", {})[self.key] = self.value
 
 
 _RA_PART = re.compile(r"\b(replicas|addingReplicas|removingReplicas)=((?:-?\d+(?:,-?\d+)*)?)")
@@ -480,6 +495,9 @@ def apply_fields(pairs: list[tuple[str, str]]) -> Columns:
 _OTHER_IDENT_RULES: tuple[tuple[re.Pattern, tuple[str, ...]], ...] = (
     # "[Controller-0-to-broker-1-send-thread], " (0.8–1.0 RequestSendThread)
     (re.compile(r"^\[Controller-(\d+)-to-broker-(\d+)-send-thread\]"), ("controller_id", "target_broker")),
+    # LogContext of the controller's channel to one broker: "[Controller id=1, targetBrokerId=3] "
+    # (core/src/main/scala/kafka/controller/ControllerChannelManager.scala@3.9.0-rc3:123, @1.0.0:112)
+    (re.compile(r"^\[Controller id=(\d+), targetBrokerId=(\d+)\]"), ("controller_id", "target_broker")),
     # "[RequestSendThread controllerId=0] ", "[PartitionStateMachine controllerId=1] ", ...
     (re.compile(r"controllerId=(\d+)"), ("controller_id",)),
     # "[Partition state machine on Controller 0]: ", "[Channel manager on controller 1]: ", ...

@@ -25,7 +25,7 @@ _GRAMMAR_PACKAGE = "kafka_forensics.parsers"
 _SHARED_FILES = ("header.lark", "fields.lark")
 _DIRECTIVE_RE = re.compile(r"^//@\s*(\S+)\.\.(\S+)\s*(kraft)?\s*$")
 _DEFINITION_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\.-?\d+)?\s*:")
-START_SYMBOLS = ("record", "other_record", "continuation")
+START_SYMBOLS = ("record", "other_record", "header_record", "continuation")
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,12 @@ def grammar_sources() -> GrammarSources:
             )
             templates[name] = (spec, definition)
     return GrammarSources("\n".join(shared), templates)
+
+
+@functools.lru_cache(maxsize=1)
+def template_lives() -> dict[str, TemplateSpec]:
+    """Every template rule by name (the ``template`` column of an event): the Kafka releases that print it."""
+    return {name: spec for name, (spec, _) in grammar_sources().templates.items()}
 
 
 def templates_for(dialect: str) -> list[TemplateSpec]:

@@ -38,14 +38,18 @@ class Layout:
     after: tuple[tuple[str, str], ...]
 
     def shell_rules(self, start: str, terminal_regex: dict[str, str]) -> str:
-        """The Lark rule for ``start`` (``record`` or ``other_record``) and the terminal ``REST``."""
+        """The Lark rule for ``start`` and the terminal ``REST``: ``record`` (identity and templates),
+        ``other_record`` (identity and free text) or ``header_record`` (the header alone: whatever
+        lies between the layout's parts is the message, which is what makes a line a record)."""
         pre = " ".join(_lark_part(p) for p in self.before)
         post = " ".join(_lark_part(p) for p in self.after)
         suffix = "".join(_regex_part(p, terminal_regex) for p in self.after) + "$"
         rest = "REST: /(?s:.+?)(?=" + suffix.replace("/", "\\/") + ")/\n"  # messages may span lines
         if start == "record":
             return f"record: line_prefix? {pre} body {post}\nbody: ident? _message\n" + rest
-        return f"other_record: line_prefix? {pre} other_body {post}\n" + rest
+        if start == "other_record":
+            return f"other_record: line_prefix? {pre} other_body {post}\n" + rest
+        return f"header_record: line_prefix? {pre} header_body {post}\nheader_body: REST?\n" + rest
 
 
 def _lark_part(part: tuple[str, str]) -> str:

@@ -3,6 +3,18 @@
 Two interchangeable implementations share this contract and the field converters:
 ``LarkLineParser`` (plain Lark, the reference) and ``FastLineParser`` (regexes compiled from the
 same grammar). ``tests/parsers/test_differential.py`` runs both over every corpus line and compares them.
+
+The decision, in this order (what a column-wise implementation must reproduce):
+
+1. **Record**: the line matches the layout's header (optional tooling prefix, then the layout
+   around ``%m``; for Kafka's ``[%d] %p %m (%c)``: ``[timestamp] LEVEL message (logger)`` to the
+   end of the line). The header alone decides; the message only refines the record:
+   a known identity prefix (``ident``) gives identity fields, a template gives ``template`` and
+   its fields; an identity opener that cannot be completed (``[Controller id=`` and then
+   something no ident rule knows and no bracketed class prefix either) gives neither, and the
+   whole text between the header parts is the message.
+2. **Continuation**: a stack-trace line (``continuation`` in header.lark).
+3. **Quarantine**: anything else (``NOT_A_RECORD``).
 """
 
 from __future__ import annotations
@@ -81,6 +93,7 @@ class LarkLineParser:
         if dialect != AUTO:
             self.typed.append(build_lark(AUTO, layout, "record"))
         self.other = build_lark(AUTO, layout, "other_record")
+        self.header = build_lark(AUTO, layout, "header_record")
         self.continuation = build_lark(AUTO, layout, "continuation")
         self.template_names = {t.rule for t in templates_for(AUTO)}
 
@@ -92,6 +105,10 @@ class LarkLineParser:
                 continue
         try:
             return self._record(self.other.parse(line), "other_body")
+        except UnexpectedInput:
+            pass
+        try:  # the header alone decides: a line with it is a record whatever its message holds
+            return self._record(self.header.parse(line), "header_body")
         except UnexpectedInput:
             pass
         try:
@@ -167,8 +184,9 @@ class FastLineParser:
             ident_fields = field_pairs(im, roles, numbers)
             rest = body[im.end() :]
         elif fast.ident_opener.match(body):
-            # Lark's lexer commits to an identity opener and then fails: not a record either way.
-            return self._not_a_record(line)
+            # Lark's lexer commits to an identity opener it cannot complete, so no identity and no
+            # template: the record is its header and the whole body (LarkLineParser's header_record).
+            return LineResult(RECORD, ts_raw, level.rstrip(), logger, m.group("prefix") if has_prefix else None, body)
         template = None
         for grammar in self.grammars:
             found = match_template(grammar, rest)

@@ -57,7 +57,7 @@ from typing import Any, Optional
 
 from kafka_forensics.core.tables import EVENT_COLUMNS, METADATA_CONTROL, METADATA_OTHER, METADATA_RECORD_EVENT_TYPES
 
-from .reader import GZIP_MAGIC, read_lines
+from .reader import GZIP_MAGIC, read_lines, repair_counts
 
 COL = {name: i for i, name in enumerate(EVENT_COLUMNS)}
 LOG_KIND = "metadata"
@@ -241,7 +241,8 @@ def _record_columns(record: dict, topics: dict[str, str]) -> tuple[str, dict, di
 def parse_metadata_dump(data: bytes, source_file: str, path_broker: Optional[int], max_line_bytes: int):
     """Parse one dump: (rows in EVENT_COLUMNS order, quarantine dicts, summary) - the parts of a
     ``records.FileResult``, whose summary keys it shares."""
-    lines, info = read_lines(data, max_line_bytes)
+    line_iter, info = read_lines(data, max_line_bytes)
+    lines = read = list(line_iter)
     rows: list[list] = []
     quarantine: list[dict] = []
     counts = {"lines_read": 0, "records": 0, "continuation_lines": 0, "quarantined": 0, "out_of_order": 0}
@@ -324,6 +325,8 @@ def parse_metadata_dump(data: bytes, source_file: str, path_broker: Optional[int
     summary = {
         "source_file": source_file,
         **counts,
+        "ts_invalid": 0,
+        **repair_counts(read),
         "dialect": DIALECT,
         "compressed": info["compressed"],
         "read_error": info["read_error"],

@@ -17,7 +17,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Collection, Iterable, Optional
 
-from .findings import CRITICAL, ERROR, WARNING, Finding, evidence_ref, ref_of
+from kafka_forensics.core.eras import VersionRange
+from kafka_forensics.core.versions import KafkaVersion
+from kafka_forensics.parsers.grammar_loader import template_lives
+
+from .findings import CRITICAL, ERROR, Finding, consolidate, evidence_ref, ref_of
 
 # Lines that start a controller epoch (K:controller/KafkaController.scala@0.8.2.2:671-700,
 # @1.1.1:1189-1221, @3.9.0-rc3:1547-1582; M:controller/QuorumController.java@3.9.0-rc3 claim()).
@@ -166,6 +170,7 @@ class ClusterContext:
     _starts: list[tuple[datetime, int]] = field(default_factory=list)  # (ts_start, epoch), sorted
     resets: list[datetime] = field(default_factory=list)  # elections whose epoch went back (sorted)
     metadata_versions: list[tuple[datetime, int]] = field(default_factory=list)  # KRaft metadata.version levels
+    dated: dict[int, VersionRange] = field(default_factory=dict)  # broker -> releases that print all its lines
 
     def metadata_version_at(self, ts: Optional[datetime]) -> Optional[int]:
         """The KRaft ``metadata.version`` feature level in force at ``ts`` (None if never seen)."""
@@ -222,8 +227,60 @@ class ClusterContext:
         state, _ = self.broker_state_at(broker, ts)
         return None if state is None else state in LIVE_STATES
 
+    def alive_since(self, broker: int, ts: Optional[datetime]) -> Optional[datetime]:
+        """When ``broker``, alive at ``ts``, last became alive (its registration or restart), else None."""
+        if ts is None:
+            return None
+        found = None
+        for interval in self.brokers:
+            if interval.broker == broker and interval.ts_start is not None and interval.ts_start <= ts:
+                found = interval
+        return found.ts_start if found is not None and found.state in LIVE_STATES else None
+
+    def live_brokers_at(self, ts: Optional[datetime]) -> tuple[list[int], list[str]]:
+        """The brokers alive at ``ts`` as far as the logs say, and the lines that say so (the last full
+        live set - ``Currently active brokers``, ``all live brokers`` - and any later per-broker change)."""
+        known = set(self._broker_events)
+        for snap in self._snapshots:
+            known |= snap.registered
+        live, refs = [], []
+        for b in sorted(known):
+            state, ref = self.broker_state_at(b, ts)
+            if state in LIVE_STATES:
+                live.append(b)
+            if ref is not None and ref not in refs:
+                refs.append(ref)
+        return live, refs
+
     def version_of(self, broker: Optional[int]) -> Optional[str]:
         return None if broker is None else self.broker_versions.get(broker)
+
+    def dated_range_of(self, broker: Optional[int]) -> Optional[VersionRange]:
+        """The releases that print every line ``broker`` wrote (``date_brokers``), None if unknown."""
+        return None if broker is None else self.dated.get(broker)
+
+
+def date_brokers(templates: Iterable[tuple[Optional[int], Optional[str]]]) -> dict[int, VersionRange]:
+    """Each broker's lines date its release: the intersection of the lives of the templates that typed
+    them (``//@ since..until`` in the grammar, from Kafka's source at each tag). ``templates``: the
+    distinct (broker, template) pairs of the input. A broker whose templates share no release (an upgrade
+    inside the logs) or that writes KRaft lines is left out."""
+    lives = template_lives()
+    spans: dict[int, list[tuple[KafkaVersion, KafkaVersion]]] = {}
+    kraft: set[int] = set()
+    for broker, template in templates:
+        spec = lives.get(template or "")
+        if broker is None or spec is None:
+            continue
+        if spec.kraft_only:
+            kraft.add(broker)
+        spans.setdefault(broker, []).append((KafkaVersion.parse(spec.since.line), spec.until))
+    out = {}
+    for broker, found in spans.items():
+        first, last = max(f for f, _ in found), min(u for _, u in found)
+        if broker not in kraft and first <= last:
+            out[broker] = VersionRange(first, last)
+    return out
 
 
 def _attr(event: dict, key: str) -> Optional[str]:
@@ -313,16 +370,27 @@ def _metadata_broker_update(event: dict) -> list[tuple[str, Collection[int]]]:
 
 
 def build_cluster_context(
-    cluster: str, events: Iterable[dict], activities: Iterable[dict], skew_seconds: float = 2.0
+    cluster: str,
+    events: Iterable[dict],
+    activities: Iterable[dict],
+    skew_seconds: float = 2.0,
+    templates: Iterable[tuple[Optional[int], Optional[str]]] = (),
 ) -> ClusterContext:
     """``events``: cluster lines sorted by (ts, file, line); ``activities``: one dict per
-    (controller_id, controller_epoch) with first_ts, last_ts, n, first_ref, last_ref."""
+    (controller_id, controller_epoch) with first_ts, last_ts, n, first_ref, last_ref; ``templates``: the
+    distinct (broker, template) pairs of every line (``date_brokers``)."""
     events = [e for e in events if e.get("ts") is not None]
-    ctx = ClusterContext(cluster=cluster)
+    activities = list(activities)
+    ctx = ClusterContext(cluster=cluster, dated=date_brokers(templates))
     _collect_brokers(ctx, events)
     _collect_versions(ctx, events)
-    _collect_controllers(ctx, events, list(activities), timedelta(seconds=skew_seconds))
+    _collect_controllers(ctx, events, activities, timedelta(seconds=skew_seconds))
     ctx.findings.extend(_offset_gap_findings(cluster, events))
+    times = {ref_of(e): e["ts"] for e in events}
+    for a in activities:
+        times.setdefault(a["first_ref"], a.get("first_ts"))
+        times.setdefault(a["last_ref"], a.get("last_ts"))
+    ctx.findings = consolidate(ctx.findings, times.get)
     return ctx
 
 
@@ -353,6 +421,7 @@ def _offset_gap_findings(cluster: str, events: list[dict]) -> list[Finding]:
                 controller_epoch=e.get("controller_epoch"),
                 ts=e.get("ts"),
                 kind="segment",
+                episode=("segment", e["source_file"]),
             )
         )
     return out
@@ -510,18 +579,7 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
     ctx.controllers = intervals
     ctx._starts = sorted((c.ts_start, c.controller_epoch) for c in intervals if c.ts_start is not None)
     ctx.findings.extend(_same_epoch_findings(ctx.cluster, intervals))
-    ctx.findings.extend(_zombie_findings(ctx.cluster, intervals, acts, epoch_starts, skew))
-    ctx.findings.extend(
-        _late_resignations(
-            ctx.cluster,
-            intervals,
-            acts,
-            resigned,
-            epoch_starts,
-            skew,
-            {(f.controller_epoch, f.broker) for f in ctx.findings if f.kind == "zombie"},
-        )
-    )
+    ctx.findings.extend(_zombie_findings(ctx.cluster, intervals, acts, epoch_starts, skew, resigned))
     seen = [
         (c.ts_start, c.controller_epoch, c.controller_id, c.evidence[0])
         for c in intervals
@@ -564,9 +622,20 @@ def _same_epoch_findings(cluster: str, intervals: list[ControllerInterval]) -> l
 
 
 def _zombie_findings(
-    cluster: str, intervals: list[ControllerInterval], acts: dict, epoch_starts: dict, skew: timedelta
+    cluster: str,
+    intervals: list[ControllerInterval],
+    acts: dict,
+    epoch_starts: dict,
+    skew: timedelta,
+    resigned: dict,
 ) -> list[Finding]:
-    """I6/A3/A8: a controller still acting with epoch E after a newer epoch started."""
+    """I6/A3/A8: a controller still acting with epoch E after a newer epoch started.
+
+    An *action* is needed: a controller-authored line with the old epoch (a state change, a request
+    sent, ``ACTING_TYPES``) later than the newer epoch's start. A deposed controller that only resigns
+    late (``processExpire`` -> ``onControllerResignation``, K:controller/KafkaController.scala@2.4.1:
+    1849-1852, ``Resigned`` @2.4.1:377) never acted beside the new one: no finding. When it did act, its
+    late ``Resigned`` line (``resigned``) is evidence of the same zombie episode."""
     out = []
     for (epoch, cid), act in sorted(acts.items()):
         last = act.get("last_ts")
@@ -579,6 +648,7 @@ def _zombie_findings(
                 continue  # the newer epoch predates this one's start: an epoch reset, not a zombie
             new_ids = {c.controller_id for c in intervals if c.controller_epoch == new_epoch}
             tolerance = timedelta(0) if new_ids == {cid} else skew
+            late = [resigned[(epoch, cid)]] if (epoch, cid) in resigned else []
             if last > start + tolerance:
                 out.append(
                     Finding.make(
@@ -587,55 +657,18 @@ def _zombie_findings(
                         f"controller {cid} still acted with epoch {epoch} at {last:%Y-%m-%d %H:%M:%S} after epoch "
                         f"{new_epoch} started at {start:%Y-%m-%d %H:%M:%S} (zombie controller, I6; ZooKeeper writes "
                         f"are fenced only from 2.1, KAFKA-6082)",
-                        [start_ref, act["last_ref"]],
+                        [start_ref, act["last_ref"], *(r for _, r in late)],
                         cluster=cluster,
                         controller_epoch=epoch,
                         kind="zombie",
                         ts=start,
+                        ts_end=max([last, *(t for t, _ in late)]),
+                        controller_epoch_end=new_epoch,
                         broker=cid,
+                        anchor=act["first_ref"],
                     )
                 )
                 break
-    return out
-
-
-def _late_resignations(
-    cluster: str,
-    intervals: list[ControllerInterval],
-    acts: dict,
-    resigned: dict,
-    epoch_starts: dict,
-    skew: timedelta,
-    reported: set,
-) -> list[Finding]:
-    """Two controllers at once without a logged action: the old one resigned only well after a
-    newer epoch started (it did not notice it lost /controller: session expiry seen late, A8)."""
-    out = []
-    for (epoch, cid), (t_resign, ref) in sorted(resigned.items()):
-        if (epoch, cid) in reported:
-            continue
-        newer = [(e, epoch_starts[e]) for e in sorted(epoch_starts) if e > epoch and epoch_starts[e][0] is not None]
-        for new_epoch, (start, start_ref) in newer:
-            new_ids = {c.controller_id for c in intervals if c.controller_epoch == new_epoch}
-            if not new_ids - {cid} or t_resign <= start + skew:
-                continue
-            seconds = (t_resign - start).total_seconds()
-            out.append(
-                Finding.make(
-                    "concurrent_controllers",
-                    WARNING,
-                    f"controller {cid} (epoch {epoch}) resigned only {seconds:.1f} s after controller "
-                    f"{', '.join(map(str, sorted(new_ids - {cid}, key=_id_order)))} began epoch {new_epoch}: for that time two brokers "
-                    f"acted as controller (A8; brokers reject the old epoch once they have seen the new one)",
-                    [start_ref, ref],
-                    cluster=cluster,
-                    controller_epoch=epoch,
-                    kind="late_resignation",
-                    ts=start,
-                    broker=cid,
-                )
-            )
-            break
     return out
 
 
@@ -694,5 +727,6 @@ __all__ = [
     "ClusterContext",
     "ControllerInterval",
     "build_cluster_context",
+    "date_brokers",
     "is_cluster_row",
 ]

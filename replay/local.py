@@ -15,6 +15,7 @@ from .cluster import ACTING_TYPES, ClusterContext, build_cluster_context, is_clu
 from .findings import Finding, ref_of
 from .kraft import resolve_metadata_events
 from .partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
+from .partition_view import OFFLINE_REPLICAS_MARKED, per_partition_events
 from .stale_epochs import group_key, is_stale_epoch_event, stale_epoch_finding
 
 
@@ -76,7 +77,8 @@ def replay_all(
     for cluster in sorted(by_cluster):
         evs = by_cluster[cluster]
         cluster_lines = sorted((e for e in evs if is_cluster_row(e) and e.get("ts") is not None), key=_time_key)
-        ctx = build_cluster_context(cluster, cluster_lines, controller_activity(evs), skew_seconds)
+        templates = sorted({(e.get("broker"), e.get("template")) for e in evs if e.get("template")}, key=repr)
+        ctx = build_cluster_context(cluster, cluster_lines, controller_activity(evs), skew_seconds, templates)
         out.contexts[cluster] = ctx
         out.findings.extend(ctx.findings)
         partitions: dict[tuple, list[dict]] = {}
@@ -84,6 +86,9 @@ def replay_all(
         for e in evs:
             if is_stale_epoch_event(e):
                 stale.setdefault(group_key(e), []).append(e)
+            elif e["event_type"] == OFFLINE_REPLICAS_MARKED:
+                for p in per_partition_events(e):
+                    partitions.setdefault((p["topic"], p["partition"]), []).append(p)
             elif (
                 e.get("topic") is not None
                 and e.get("partition") is not None

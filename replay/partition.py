@@ -8,8 +8,10 @@ Lines are put in replay order (``ordering``), then each one either moves the rep
   pair alone, so missing lines can never produce one (DESIGN: absence is not illegality);
 * a logged ``from X`` that differs from the replayed state is a *gap* (lines are missing);
 * Kafka's own ERROR lines for refused or failed state changes are illegal transitions too;
-* invariants, failover consistency and liveness are checked along the way and at the end of
-  every controller epoch (``partition_checks``).
+* invariants, failover consistency (stale reads), unclean elections and liveness are checked
+  along the way and at the end of every controller epoch (``partition_checks``, ``epoch_checks``);
+* every finding names its episode, and ``replay_partition`` hands back one finding per episode
+  (``findings.consolidate``), so the Spark job and the in-process replay give the same rows.
 
 A new controller re-derives states without logging them (``initializePartitionState`` /
 ``initializeReplicaState``, K:controller/PartitionStateMachine.scala@3.9.0-rc3:85-100,
@@ -24,6 +26,8 @@ from datetime import datetime
 from typing import Optional
 
 from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, VersionRange, range_for_line
+from kafka_forensics.statemachines.elections import is_unclean_leader_change, written_by_clean_election
+from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE, NO_LEADER
 from kafka_forensics.statemachines.legality import is_forbidden, previous_states
 from kafka_forensics.statemachines.states import Entity
 from kafka_forensics.statemachines.states import PartitionState as P
@@ -31,7 +35,7 @@ from kafka_forensics.statemachines.states import ReplicaState as R
 
 from .cluster import ClusterContext
 from .epoch_checks import EpochChecks
-from .findings import ERROR, INFO, WARNING, Finding, first_line, ref_of
+from .findings import ERROR, INFO, WARNING, Finding, consolidate, first_line, ref_of
 from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
 from .ordering import replay_order
 from .partition_checks import Progression, SnapshotInvariants, unclean_finding
@@ -46,6 +50,7 @@ from .partition_view import (
     FAILURE_TYPES,
     LEADER_ISR_CHANGE,
     LEADER_ISR_TYPES,
+    OFFLINE_REPLICAS_MARKED,
     Observation,
     PartitionStatus,
     apply_observation,
@@ -67,6 +72,8 @@ PARTITION_EVENT_TYPES = frozenset(
     | LEADER_ISR_TYPES
     | FAILURE_TYPES
     | {"replica_state_change", "leader_election_aborted", "kraft_alter_partition_rejected", "partition_created"}
+    | {"stale_leader_epoch_rejected"}  # a broker refusing a stale request: evidence of a stale read
+    | {OFFLINE_REPLICAS_MARKED}  # once per partition it names (partition_view.per_partition_events)
     | KRAFT_PARTITION_TYPES
 )
 
@@ -134,13 +141,18 @@ class PartitionReplay(EpochChecks):
         self.incarnation = 0
         self.topic_id: Optional[str] = None
         self.replicas: dict[int, dict] = {}
+        self.implied: dict[int, dict] = {}  # replica -> a transition stated by another line, awaiting its own
         self.p_rows = Intervals(dict(self.where))
         self.r_rows: dict[int, Intervals] = {}
         self.findings: list[Finding] = []
         self.invariants = SnapshotInvariants(dict(self.where))
         self.ctrl_progress = Progression(dict(self.where), kind="controller")
         self.broker_progress = Progression(dict(self.where), kind="broker_view")
-        self.trusted_isr: Optional[tuple] = None  # (isr, ref, incarnation, controller epoch)
+        # every ISR seen: (incarnation, isr, version, leader epoch, ref); elections judged; the last
+        # leader a controller decision or request named (broker views may show a new leader first)
+        self.isr_seen: list[tuple] = []
+        self.judged_elections: set = set()
+        self.decided_leader: Optional[int] = None
         self.isr_by_leader = False  # the current ISR was last set by the leader's own shrink/expand line
         self.deleting = False
         self.vrange: Optional[VersionRange] = None
@@ -155,7 +167,10 @@ class PartitionReplay(EpochChecks):
         self.replica_lines = 0
         self.failures: list[dict] = []
         self.pending_failover: Optional[dict] = None
-        self.reported_offline: set = set()
+        self.stale_view: Optional[dict] = None  # the stale read a new controller epoch started from
+        self.last_write: tuple[Optional[PartitionStatus], Optional[str]] = (None, None)  # state, its last line
+        self.last_versioned: tuple[Optional[PartitionStatus], Optional[str]] = (None, None)  # with a zkVersion
+        self.offline_anchor: Optional[str] = None  # the line that began the current offline episode
 
     # ---- driver ------------------------------------------------------------------------------
     def run(self) -> ReplayResult:
@@ -169,13 +184,17 @@ class PartitionReplay(EpochChecks):
                 self.epoch_last_ts = event["ts"]
         if self.epoch is not None:
             self._end_of_epoch()
+        self._flush_failures()  # an offline episode the logs do not see end
         findings = self.findings + self.invariants.findings() + self.ctrl_progress.found + self.broker_progress.found
         replica_rows = [row for r in sorted(self.r_rows) for row in self.r_rows[r].rows]
         return ReplayResult(self.p_rows.rows, replica_rows, findings)
 
     def _step(self, epoch: int, event: dict) -> None:
         et = event["event_type"]
-        vrange = range_for_line(event.get("dialect"), self.ctx.version_of(event.get("broker")), self.cfg.user_version)
+        broker = event.get("broker")
+        vrange = range_for_line(
+            event.get("dialect"), self.ctx.version_of(broker), self.cfg.user_version, self.ctx.dated_range_of(broker)
+        )
         if source_of(et) in (DECISION, CONTROLLER_VIEW, FAILURE):
             self.vrange = vrange
         if et == "partition_state_change":
@@ -189,9 +208,10 @@ class PartitionReplay(EpochChecks):
         elif et == "partition_isr_removed":
             self._observe(epoch, event, vrange, DECISION)
             if event.get("replica") is not None and event.get("to_state"):
-                self._set_replica(epoch, event, event["replica"], event["to_state"])
+                self._implied_replica_transition(epoch, event, event["replica"], event["to_state"])
         elif et == "unclean_leader_election":
-            self.findings.append(unclean_finding(self.where, event, epoch, event.get("leader"), None, None, True))
+            obs = observation_of(event)
+            self.findings.append(unclean_finding(self.where, event, epoch, obs, self._previous_isr(obs), "logged"))
             self._observe(epoch, event, vrange, DECISION, unclean_logged=True)
         elif et == "leader_election_aborted":
             self._zombie_abort(epoch, event)
@@ -199,6 +219,17 @@ class PartitionReplay(EpochChecks):
             self._alter_partition_rejected(epoch, event)
         elif et == "partition_created":
             self._partition_created(event)
+        elif et == OFFLINE_REPLICAS_MARKED and event.get("replica") is not None:
+            # the controller then moves the replica to OfflineReplica (onReplicasBecomeOffline,
+            # K:controller/KafkaController.scala@3.9.0-rc3:1446-1447): its TRACE line, if logged, confirms it
+            self._implied_replica_transition(epoch, event, event["replica"], R.OfflineReplica)
+        elif et == "stale_leader_epoch_rejected":
+            # Kafka's answer to every failover when the epoch is equal (K:server/ReplicaManager.scala@2.2.2:1089-1093):
+            # never a finding of its own, only evidence of a stale read it refused.
+            stale = self.stale_view
+            if stale is not None and stale["epoch"] == epoch:
+                if self._repeats_stale_view(Observation(leader_epoch=event.get("leader_epoch")), stale):
+                    self._stale_evidence(epoch, event)
         else:
             source = source_of(et)
             if source is not None:
@@ -209,25 +240,29 @@ class PartitionReplay(EpochChecks):
         """The controller epoch was reset (ZooKeeper data lost): nothing known before carries over."""
         if self.epoch is not None:
             self._end_of_epoch()
+        self._flush_failures()
         if self.generation is not None:
             self.incarnation += 1
-            self.cur, self.replicas, self.trusted_isr = PartitionStatus(), {}, None
+            self.cur, self.replicas, self.implied, self.decided_leader = PartitionStatus(), {}, {}, None
             self.isr_by_leader = False
             self.state_ref = self.leader_ref = None
             self.state_epoch = None
             self.epoch = self.first_epoch = None
-            self.pending_failover = None
+            self.pending_failover = self.stale_view = None
+            self.last_write = self.last_versioned = (None, None)
         self.generation = generation
 
     def _epoch_boundary(self, epoch: int, event: dict) -> None:
         if self.epoch is not None:
             self._end_of_epoch()
-            if epoch > self.epoch and (self.cur.leader is not None or self.cur.isr is not None):
+            if epoch > self.epoch and self.last_write[0] is not None:
+                # what the previous controllers had written when this epoch began: the new controller's first
+                # read cannot be older (versions), and may or may not hold a leader's write racing with it
                 self.pending_failover = {
-                    "prev": self.cur,
-                    "ref": self.leader_ref,
                     "ts": self.epoch_last_ts,
                     "from_epoch": self.epoch,
+                    "write": self.last_write,
+                    "versioned": self.last_versioned,
                     "explained": False,
                 }
         if self.first_epoch is None:
@@ -235,10 +270,9 @@ class PartitionReplay(EpochChecks):
         self.epoch = epoch
         self.epoch_first_ts = event.get("ts")
         self.epoch_last_ts = event.get("ts")
-        self.creation_refs, self.online_refs, self.replica_lines, self.failures = [], [], 0, []
+        self.creation_refs, self.online_refs, self.replica_lines = [], [], 0
 
     def _end_of_epoch(self) -> None:
-        self._flush_failures()
         self._check_replica_lines_logged()
         if self.epoch is None or self.epoch < 0:
             return
@@ -270,7 +304,7 @@ class PartitionReplay(EpochChecks):
         if src == P.NonExistentPartition and dst == P.NewPartition:
             if self.cur.state is not None or self.cur.leader is not None:
                 self.incarnation += 1  # deleted and re-created: epochs restart at 0
-            self.trusted_isr, self.deleting = None, False
+            self.deleting, self.decided_leader = False, None
             self.cur = PartitionStatus(state=self.cur.state, replicas=self.cur.replicas)
             self.creation_refs.append(ref_of(event))
         elif src == P.NewPartition and dst == P.OnlinePartition:
@@ -282,9 +316,10 @@ class PartitionReplay(EpochChecks):
         else:
             self._observe(epoch, event, vrange, DECISION, state=dst)
         self.state_ref, self.state_epoch = ref_of(event), epoch
-        if dst == P.OnlinePartition:
+        if dst == P.OnlinePartition:  # the offline episode (failed elections) ends here
             for failure in self.failures:
                 failure.setdefault("recovered", ref_of(event))
+            self._flush_failures()
 
     def _partition_failure(self, epoch: int, event: dict, vrange: VersionRange) -> None:
         src, dst = event.get("from_state"), event.get("to_state")
@@ -293,6 +328,7 @@ class PartitionReplay(EpochChecks):
         self._check_partition_gap(epoch, event, src, dst, vrange)
         refused = "should be in" in (event.get("stack") or "") + (event.get("message") or "")
         why = first_line(event.get("stack")) or first_line(event.get("message"))
+        offline_episode = next((f["episode"] for f in self.failures if f["entity"] == "partition"), None)
         self.failures.append(
             {
                 "event": event,
@@ -303,6 +339,10 @@ class PartitionReplay(EpochChecks):
                 "why": why,
                 "entity": "partition",
                 "vrange": vrange,
+                # one episode from the first failed election until the partition is online again: Kafka
+                # re-tries every offline partition at each broker change and logs the same ERROR
+                # (KafkaController.onBrokerStartup/onReplicasBecomeOffline, K:controller/KafkaController.scala@2.4.1:407-430)
+                "episode": offline_episode or ("offline_partition", ref_of(event)),
             }
         )
         obs = observation_of(event)
@@ -312,6 +352,8 @@ class PartitionReplay(EpochChecks):
             self._set(epoch, event, self.cur.with_(state=src), FAILURE)
         if src:
             self.state_ref, self.state_epoch = ref_of(event), epoch
+        if dst == P.OnlinePartition:
+            self._check_offline_with_live_replicas(at=event)
 
     def _check_partition_gap(
         self, epoch: int, event: dict, src: Optional[str], dst: Optional[str], vrange: VersionRange
@@ -364,7 +406,8 @@ class PartitionReplay(EpochChecks):
         et = event["event_type"]
         if obs.has_state:
             self.invariants.observe(obs, event, epoch, vrange)
-        if source in (DECISION, CONTROLLER_VIEW) and obs.has_state:
+        stale_read = self._failover_view(epoch, event, source, obs)
+        if source in (DECISION, CONTROLLER_VIEW) and obs.has_state and not stale_read:
             self.ctrl_progress.observe("controller", obs, event, epoch, self.incarnation)
         if et in ("leader_starts", "follower_starts") and obs.leader_epoch is not None:
             self.broker_progress.observe(
@@ -386,20 +429,15 @@ class PartitionReplay(EpochChecks):
             )
         if obs.leader == -2:
             self.deleting = True
-        self._check_failover_consistency(epoch, event, source, obs)
-        if source in (BROKER_VIEW, CONTROLLER_VIEW) and (is_stale(obs, self.cur) or self._echo_of_older_isr(obs)):
+        if stale_read or (
+            source in (BROKER_VIEW, CONTROLLER_VIEW) and (is_stale(obs, self.cur) or self._echo_of_older_isr(obs))
+        ):
             return  # a delayed echo of an older state: benign, and it must not move the timeline back
+        if source in (DECISION, CONTROLLER_VIEW) and state != P.NewPartition and not unclean_logged:
+            self._judge_election(epoch, event, obs)
+        self._record_isr(event, obs)
         if source == LEADER_ISR_CHANGE and not self._leader_isr_change_applies(event):
             return
-        if (
-            source in (DECISION, CONTROLLER_VIEW)
-            and obs.leader is not None
-            and obs.leader >= 0
-            and obs.leader != self.cur.leader
-            and state != P.NewPartition
-            and not unclean_logged
-        ):
-            self._check_unclean(epoch, event, obs)
         new = apply_observation(self.cur, obs)
         if source == LEADER_ISR_CHANGE and obs.partition_epoch is None and new.partition_epoch is not None:
             # "Shrinking/Expanding ISR from A to B" precedes the leader's conditional ZooKeeper write of the
@@ -411,11 +449,16 @@ class PartitionReplay(EpochChecks):
             new = new.with_(state=state)
         if obs.leader is not None or obs.isr is not None:
             self.leader_ref = ref_of(event)
-        if obs.isr is not None and source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE):
-            self.trusted_isr = (obs.isr, ref_of(event), self.incarnation, epoch)
+        if obs.leader is not None and source in (DECISION, CONTROLLER_VIEW):
+            self.decided_leader = obs.leader
         if obs.isr is not None or obs.leader_epoch is not None:
             self.isr_by_leader = source == LEADER_ISR_CHANGE
         self._set(epoch, event, new, source)
+        if source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE) and obs.has_state:
+            self.last_write = (self.cur, ref_of(event))
+            if obs.partition_epoch is not None and obs.partition_epoch >= 0:
+                self.last_versioned = (self.cur, ref_of(event))
+            self.stale_view = None  # a fresh state (an election, a write) ends the stale read
 
     def _echo_of_older_isr(self, obs: Observation) -> bool:
         """Before AlterIsr (2.7) the leader writes its ISR to ZooKeeper itself and the controller learns it
@@ -447,22 +490,66 @@ class PartitionReplay(EpochChecks):
                 return True
         return True
 
-    def _check_unclean(self, epoch: int, event: dict, obs: Observation) -> None:
+    def _record_isr(self, event: dict, obs: Observation) -> None:
+        """Every ISR a line shows, with its version where it has one (zkVersion / partition epoch): the
+        controller's decisions and requests, the leader's and the controller's ISR writes (server.log
+        ``ISR updated to``, controller.log ``ISR for partition ... updated to``), a broker's copy of an
+        UpdateMetadata state. A stale echo is harmless: its version is lower."""
+        if obs.isr is None or obs.leader == LEADER_DURING_DELETE:
+            return
+        self.isr_seen.append((self.incarnation, obs.isr, obs.partition_epoch, obs.leader_epoch, ref_of(event)))
+
+    def _previous_isr(self, obs: Observation) -> Optional[tuple]:
+        """The last ISR seen before an election: ``(isr, version, ref)``, the highest version below the
+        election's when versions are printed, else the latest."""
+        seen = [x for x in self.isr_seen if x[0] == self.incarnation]
+        if obs.partition_epoch is not None:
+            below = [x for x in seen if x[2] is not None and x[2] < obs.partition_epoch]
+            if below:
+                best = max(below, key=lambda x: x[2])
+                return best[1], best[2], best[4]
+        if obs.leader_epoch is not None:
+            seen = [x for x in seen if x[3] is None or x[3] < obs.leader_epoch] or [
+                x for x in seen if x[2] is None and x[3] is None
+            ]
+        return (seen[-1][1], None, seen[-1][4]) if seen else None
+
+    def _judge_election(self, epoch: int, event: dict, obs: Observation) -> None:
+        """I11: was a new leader elected from outside the ISR? Severity follows the evidence:
+
+        * RECOVERING in the new state (3.2+, IBP >= 3.2: Election.leaderForOffline marks a leader from
+          outside the old ISR, K:controller/Election.scala@3.9.0-rc3:44-51): critical, direct;
+        * a new ISR holding its leader and another replica: clean by construction
+          (``elections.written_by_clean_election``), whatever ISR the logs showed before;
+        * a leader outside the previous ISR seen at the version just before the election's (every write
+          is version+1: nothing unseen in between): critical; with a version gap, or without versions,
+          a warning that names what is missing (2.6+ logs ISR expansions in no state-change.log).
+        """
+        if obs.leader is None or obs.leader < 0 or (obs.leader == self.decided_leader and not obs.recovering):
+            return
+        key = (self.incarnation, obs.leader_epoch) if obs.leader_epoch is not None else (ref_of(event),)
+        if key in self.judged_elections:
+            return
+        self.judged_elections.add(key)
+        previous = self._previous_isr(obs)
         if obs.recovering:
-            self.findings.append(unclean_finding(self.where, event, epoch, obs.leader, None, None, True))
+            self.findings.append(unclean_finding(self.where, event, epoch, obs, previous, "recovering"))
             return
-        if self.trusted_isr is None or self.trusted_isr[2] != self.incarnation:
+        if obs.isr is not None and written_by_clean_election(obs.leader, obs.isr):
             return
-        isr, ref, _, isr_epoch = self.trusted_isr
-        if isr_epoch not in (epoch, epoch - 1):
-            return  # controller epochs without lines in between: the ISR may have changed unseen
-        if obs.leader not in isr:
-            self.findings.append(unclean_finding(self.where, event, epoch, obs.leader, isr, ref, False))
+        if previous is None or not is_unclean_leader_change(previous[0], obs.leader):
+            return
+        direct = previous[1] is not None and obs.partition_epoch is not None and previous[1] == obs.partition_epoch - 1
+        self.findings.append(
+            unclean_finding(self.where, event, epoch, obs, previous, "inferred" if direct else "possible")
+        )
 
     def _set(self, epoch: int, event: dict, new: PartitionStatus, source: Optional[str]) -> None:
         if new.key() == self.cur.key():
             return
         self.cur = new
+        offline = new.state == P.OfflinePartition or new.leader == NO_LEADER
+        self.offline_anchor = (self.offline_anchor or ref_of(event)) if offline else None
         self.p_rows.open(
             event,
             epoch,
@@ -481,7 +568,7 @@ class PartitionReplay(EpochChecks):
         topic_id = (event.get("attrs") or {}).get("topic_id")
         if topic_id and self.topic_id and topic_id != self.topic_id:
             self.incarnation += 1
-            self.trusted_isr = None
+            self.decided_leader = None
         self.topic_id = topic_id or self.topic_id
 
     # ---- replica lines -----------------------------------------------------------------------
@@ -533,10 +620,30 @@ class PartitionReplay(EpochChecks):
         if src:
             self._set_replica(epoch, event, replica, src)
 
+    def _implied_replica_transition(self, epoch: int, event: dict, replica: int, dst: str) -> None:
+        """A line that states a replica transition without being its ``Changed state of replica`` line.
+
+        2.6+ ``Partition P state changed to (...) after removing replica R from the ISR as part of transition
+        to OfflineReplica`` (INFO) is printed *before* the TRACE ``Changed state of replica R ... from <state
+        before> to OfflineReplica`` of the same transition (K:controller/ReplicaStateMachine.scala@2.6.0:228-240,
+        @3.9.0-rc3:229 then :238-240): the replica is Offline from the first line, and the TRACE line that
+        follows confirms it with the state before, which is no gap."""
+        self.implied[replica] = {"before": self.replicas.get(replica), "to": dst, "epoch": epoch}
+        self._set_replica(epoch, event, replica, dst)
+
     def _check_replica_gap(
         self, epoch: int, event: dict, replica: int, src: Optional[str], vrange: VersionRange
     ) -> None:
         known = self.replicas.get(replica)
+        implied = self.implied.pop(replica, None)
+        if (
+            implied is not None
+            and implied["epoch"] == epoch
+            and implied["to"] == event.get("to_state")
+            and known is not None
+            and known["state"] == implied["to"]
+        ):
+            known = implied["before"]  # judge the line's from-state against the state before the transition
         if not src or known is None:
             return
         allowed = {known["state"]}
@@ -561,7 +668,7 @@ class PartitionReplay(EpochChecks):
 
     def _set_replica(self, epoch: int, event: dict, replica: int, state: str) -> None:
         known = self.replicas.get(replica)
-        self.replicas[replica] = {"state": state, "ref": ref_of(event), "epoch": epoch}
+        self.replicas[replica] = {"state": state, "ref": ref_of(event), "epoch": epoch, "ts": event.get("ts")}
         if known is not None and known["state"] == state:
             return
         rows = self.r_rows.setdefault(replica, Intervals({**self.where, "replica": replica}))
@@ -661,13 +768,16 @@ def replay_partition(events: list[dict], ctx: ClusterContext, cfg: ReplayConfig 
     """Replay every line of one partition (events of a single (cluster, topic, partition))."""
     if not events:
         return ReplayResult()
+    times = {ref_of(e): e.get("ts") for e in events}
     if not has_metadata(events):
         result = PartitionReplay(events, ctx, cfg).run()
-        result.findings = kraft_unclean_lines(events, result.findings, cfg.cluster)  # KRaft logs without a dump
-        return result
+        found = kraft_unclean_lines(events, result.findings, cfg.cluster)  # KRaft logs without a dump
+        return ReplayResult(result.partition_intervals, result.replica_intervals, consolidate(found, times.get))
     # KRaft metadata records are the partition's history (replay/kraft.py); the log lines
     # still go through the line replay for their own checks, but its timelines give way.
     kraft = replay_kraft_partition(events, ctx, cfg.cluster)
     lines = [e for e in events if e["event_type"] not in RECORD_TYPES]
     found = PartitionReplay(lines, ctx, cfg).run().findings if lines else []
-    return ReplayResult(kraft.partition_intervals, kraft.replica_intervals, kraft.findings + found)
+    return ReplayResult(
+        kraft.partition_intervals, kraft.replica_intervals, consolidate(kraft.findings + found, times.get)
+    )

@@ -211,34 +211,62 @@ def _max(a: Optional[int], b: Optional[int]) -> Optional[int]:
 
 
 def unclean_finding(
-    where: dict,
-    event: dict,
-    epoch: int,
-    new_leader: Optional[int],
-    previous_isr,
-    previous_ref: Optional[str],
-    logged: bool,
+    where: dict, event: dict, epoch: int, obs: Observation, previous: Optional[tuple], kind: str
 ) -> Finding:
-    """I11/A18: a leader from outside the ISR; the log says so (``logged``) or the states show it."""
-    if logged:
+    """I11/A18: a leader from outside the ISR; committed data may be lost. ``previous``: the last ISR seen
+    before the election, ``(isr, version, ref)``; ``kind`` says how strong the evidence is:
+
+    ``logged``      Kafka's own warning (0.8.x ``No broker in ISR is alive ... There's potential data loss.``,
+                    K:controller/PartitionLeaderSelector.scala@0.8.2.2:80-81): critical;
+    ``recovering``  the new state is RECOVERING (3.2+, K:controller/Election.scala@3.9.0-rc3:44-51): critical;
+    ``inferred``    the leader is outside the ISR seen at the version just before the election's: critical;
+    ``possible``    outside the last ISR seen, with writes in between not in the logs (or no versions): a
+                    warning that names the gap.
+    """
+    leader = obs.leader
+    isr, version, previous_ref = previous if previous is not None else (None, None, None)
+    if kind == "logged":
         summary = (
-            f"unclean leader election: leader {new_leader} was elected from outside the ISR; messages "
-            f"committed only on the old ISR are lost (I11; KIP-101 / KAFKA-6361 divergence risk)"
+            f"unclean leader election: Kafka logged that leader {leader} was elected from outside the ISR; "
+            f"messages committed only on the old ISR are lost (I11; KIP-101 / KAFKA-6361 divergence risk)"
         )
-        evidence = [ref_of(event)]
+    elif kind == "recovering":
+        outside = f" (the previous ISR was {_fmt(isr)})" if isr is not None else ""
+        summary = (
+            f"unclean leader election: the controller elected leader {leader} from outside the ISR{outside} and "
+            f"marked it RECOVERING (KIP-704); messages committed only on the old ISR are lost (I11)"
+        )
+    elif kind == "inferred":
+        summary = (
+            f"unclean leader election: leader {leader} is not in the ISR {_fmt(isr)} of version {version}, the "
+            f"version just before the election's ({obs.partition_epoch}), and the new ISR is [{leader}]: committed "
+            f"data may be lost (I11)"
+        )
     else:
+        at = f" (version {version})" if version is not None else ""
+        if version is not None and obs.partition_epoch is not None:
+            missing = list(range(version + 1, obs.partition_epoch))
+            gap = (
+                f"version{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of the partition state "
+                f"{'are' if len(missing) > 1 else 'is'} not in these logs"
+            )
+        else:
+            gap = "these lines carry no version, so an ISR change in between cannot be ruled out"
         summary = (
-            f"leader {new_leader} is not in the previous ISR {_fmt(previous_isr)}: an unclean election "
-            f"(or lost lines that expanded the ISR); committed data may be lost (I11)"
+            f"possible unclean leader election: leader {leader} is not in the last ISR seen {_fmt(isr)}{at}, but "
+            f"{gap} (an ISR expansion in between would make it clean; 2.6+ logs ISR expansions only in "
+            f"controller.log at DEBUG or server.log)"
         )
-        evidence = [previous_ref, ref_of(event)] if previous_ref else [ref_of(event)]
+    severity = WARNING if kind == "possible" else CRITICAL
     return Finding.make(
         "unclean_election",
-        CRITICAL,
+        severity,
         summary,
-        evidence,
+        [previous_ref, ref_of(event)] if kind != "logged" else [ref_of(event), previous_ref],
         controller_epoch=epoch,
         ts=event.get("ts"),
-        kind="logged" if logged else "inferred",
+        kind=kind,
+        episode=("election", epoch, leader),
+        anchor=ref_of(event),
         **where,
     )

@@ -7,7 +7,8 @@ correlation id %d since its controller epoch %d is old. Latest known controller 
 @3.9.0-rc3:499-504,1918-1923), answering STALE_CONTROLLER_EPOCH (error code 11,
 ``Errors.STALE_CONTROLLER_EPOCH``), which the old controller may log as a response. Refusing is
 correct behaviour; what it proves is that a deposed controller was still sending requests.
-Identical refusals (same broker, controller, epochs) are one finding citing every line.
+All refusals of one deposed controller's epoch (by every broker, and its own error-11 responses) are
+one finding citing every line: one zombie episode.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .findings import WARNING, Finding, ref_of
+from .findings import WARNING, Finding, consolidate, ref_of
 
 STALE_CONTROLLER_EPOCH_CODE = 11
 # Only the response's top-level error code: per-partition error 11 in a LeaderAndIsr response is
@@ -40,23 +41,11 @@ def is_stale_epoch_event(event: dict) -> bool:
 
 
 def group_key(event: dict) -> tuple:
-    """(kind, refusing broker, controller id, stale epoch, latest epoch) of one refusal line."""
-    attrs = event.get("attrs") or {}
-    if event["event_type"] == REJECTED:
-        return (
-            "broker_refused",
-            event.get("broker"),
-            event.get("controller_id"),
-            event.get("controller_epoch"),
-            _int(attrs.get("latest_controller_epoch")),
-        )
-    return (
-        "controller_got_error_11",
-        event.get("target_broker"),
-        event.get("controller_id"),
-        event.get("controller_epoch"),
-        None,
-    )
+    """(controller id, stale controller epoch) of one refusal or error-11 line: one zombie episode.
+
+    Every broker that knows the newer epoch refuses every request of the deposed controller, and the
+    controller may log each refusal as an error-11 response: all of them are one anomaly."""
+    return (event.get("controller_id"), event.get("controller_epoch"))
 
 
 def _int(text: Optional[str]) -> Optional[int]:
@@ -66,32 +55,51 @@ def _int(text: Optional[str]) -> Optional[int]:
         return None
 
 
+def _brokers(values) -> str:
+    known = sorted({b for b in values if b is not None})
+    if not known:
+        return "a broker"
+    return f"broker{'s' if len(known) > 1 else ''} {', '.join(map(str, known))}"
+
+
 def stale_epoch_finding(cluster: str, events: list[dict]) -> Finding:
-    """One finding for a group of identical refusals (``events`` share ``group_key``)."""
+    """One finding for one zombie episode: every refusal of, and error-11 answer to, the requests of one
+    controller with one stale epoch (``events`` share ``group_key``)."""
     events = sorted(events, key=lambda e: (e.get("ts") is None, e.get("ts") or 0, e["source_file"], e["line_no"]))
-    kind, broker, controller, epoch, latest = group_key(events[0])
-    n = len(events)
-    times = f" ({n} lines)" if n > 1 else ""
+    controller, epoch = group_key(events[0])
+    refused = [e for e in events if e["event_type"] == REJECTED]
+    answered = [e for e in events if e["event_type"] != REJECTED]
+    latest = sorted(
+        {v for v in (_int((e.get("attrs") or {}).get("latest_controller_epoch")) for e in refused) if v is not None}
+    )
     who = f"controller {controller}" if controller is not None else "a controller"
-    if kind == "broker_refused":
-        newer = f"; it already knew epoch {latest}" if latest is not None else ""
-        summary = (
-            f"broker {broker} ignored a request from {who} with stale controller epoch {epoch}{newer}{times}: "
-            f"that controller was deposed but still sending requests (zombie controller, I6)"
+    parts = []
+    if refused:
+        newer = f" (they already knew epoch {', '.join(map(str, latest))})" if latest else ""
+        parts.append(f"{_brokers(e.get('broker') for e in refused)} ignored its requests{newer}")
+    if answered:
+        parts.append(
+            f"it got STALE_CONTROLLER_EPOCH (error 11) from {_brokers(e.get('target_broker') for e in answered)}"
         )
-    else:
-        summary = (
-            f"{who} (epoch {epoch}) got STALE_CONTROLLER_EPOCH (error 11) from broker {broker}{times}: "
-            f"a newer controller exists and this one is a zombie (I6)"
-        )
-    return Finding.make(
+    summary = (
+        f"{who} sent requests with stale controller epoch {epoch}: {'; '.join(parts)}; that controller was deposed "
+        f"but still sending (zombie controller, I6)"
+    )
+    partitions = {(e.get("topic"), e.get("partition")) for e in events if e.get("topic") is not None}
+    brokers = {e.get("broker") if e["event_type"] == REJECTED else e.get("target_broker") for e in events}
+    finding = Finding.make(
         "stale_epoch_rejected",
         WARNING,
         summary,
         [ref_of(e) for e in events],
         cluster=cluster,
         controller_epoch=epoch,
+        controller_epoch_end=max(latest) if latest else epoch,
         ts=events[0].get("ts"),
-        kind=kind,
-        broker=broker,
+        ts_end=events[-1].get("ts"),
+        kind="broker_refused" if refused else "controller_got_error_11",
+        broker=brokers.pop() if len(brokers) == 1 else None,
+        episode=("zombie", controller, epoch),
+        partitions=len(partitions),
     )
+    return consolidate([finding], {ref_of(e): e.get("ts") for e in events}.get)[0]

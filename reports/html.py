@@ -108,7 +108,9 @@ def render_report(data: ReportData, *, evidence_limit: int) -> str:
     page.add("</section>")
     page.add(
         f'<section id="findings"><h2>Findings ({len(data.findings):,} of {data.findings_total:,})</h2>'
-        '<p class="hint">Most severe first. Click a column header to sort; type to filter. Evidence paths are'
+        '<p class="hint">One finding per episode: one anomaly of one rule on one partition (or the cluster), '
+        "with every line that shows it, from its first to its last line. Most severe first. Click a column "
+        "header to sort; type to filter. Evidence paths are"
         + (f' relative to <span class="ref">{esc(prefix)}</span>.' if prefix else " as cited.")
         + "</p>"
         + findings_table(data.findings, prefix, evidence_limit)
@@ -261,7 +263,7 @@ def _summary(data: ReportData, prefix: str) -> str:
                 + [f"{sev[s]:,}" if sev.get(s) else "" for s in SEVERITY_ORDER]
             )
         out.append(
-            "<h3>Findings by rule and severity</h3>"
+            "<h3>Findings (episodes) by rule and severity</h3>"
             + grid_table(
                 ["rule", "what it means"] + list(SEVERITY_ORDER), rows, numeric=lambda i: i >= 2, table_id="by-rule"
             )

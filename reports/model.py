@@ -87,6 +87,8 @@ class FindingRow:
     summary: str
     evidence: tuple[EvidenceLine, ...]
     evidence_count: int  # how many lines the finding cites in all (evidence may show fewer)
+    ts_end: Optional[datetime] = None  # the episode's last line (ts: its start)
+    controller_epoch_end: Optional[int] = None
 
     @property
     def where(self) -> str:

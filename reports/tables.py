@@ -59,7 +59,7 @@ def findings_table(findings: list[FindingRow], prefix: str, evidence_limit: int)
     head = (
         "<thead><tr>"
         '<th data-key="sev" data-type="num">severity</th><th data-key="rule">rule</th>'
-        '<th data-key="where">partition</th><th data-key="ts">time (UTC)</th>'
+        '<th data-key="where">partition</th><th data-key="ts">episode (UTC)</th>'
         '<th data-key="summary">summary</th><th>evidence (file:line and the line)</th>'
         "</tr></thead>"
     )
@@ -100,10 +100,21 @@ def _finding_row(f: FindingRow, prefix: str, evidence_limit: int) -> str:
             f'<div class="more">showing {len(f.evidence)} of {f.evidence_count:,} cited lines '
             f"(the report shows at most {evidence_limit} per finding; findings.jsonl has them all)</div>"
         )
-    epoch = "" if f.controller_epoch is None else f'<div class="more">controller epoch {f.controller_epoch}</div>'
+    epoch = ""
+    if f.controller_epoch is not None:
+        last = f.controller_epoch_end
+        epochs = (
+            f"epoch {f.controller_epoch}"
+            if last in (None, f.controller_epoch)
+            else f"epochs {f.controller_epoch}..{last}"
+        )
+        epoch = f'<div class="more">controller {epochs}</div>'
+    end = plot_time(f.ts_end) if f.ts_end is not None and f.ts is not None and f.ts_end > f.ts else ""
+    span = esc(ts) + (f'<div class="more">to {esc(end)}</div>' if end else "")
+    lines = f'<div class="more">{f.evidence_count:,} line{"s" if f.evidence_count != 1 else ""}</div>'
     return (
         f'<tr class="finding" {attrs}><td>{severity_chip(f.severity)}</td><td>{esc(f.rule)}</td>'
-        f'<td>{esc(f.where)}{epoch}</td><td>{esc(ts)}</td><td class="summary">{esc(f.summary)}</td>'
+        f'<td>{esc(f.where)}{epoch}</td><td>{span}{lines}</td><td class="summary">{esc(f.summary)}</td>'
         f'<td><ul class="evidence">{evidence}</ul>{more}</td></tr>'
     )
 

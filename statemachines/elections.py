@@ -294,6 +294,21 @@ def is_unclean_leader_change(previous_isr: Sequence[int], new_leader: int) -> bo
     return new_leader >= 0 and new_leader not in previous_isr
 
 
+def written_by_clean_election(new_leader: int, new_isr: Sequence[int]) -> bool:
+    """Does the state an election wrote prove by itself that the election was clean?
+
+    Every unclean election writes ISR = [leader]: 0.8.x ``OfflinePartitionLeaderSelector``
+    (``newIsr = List(newLeader)``, K:controller/PartitionLeaderSelector.scala@0.8.2.2:79-83), 1.1+
+    ``leaderForOffline`` (``if (isr.contains(leader)) isr.filter(live) else List(leader)``,
+    K:controller/Election.scala@3.9.0-rc3:40-43; PartitionStateMachine.scala@1.1.1:438-449). The
+    PREFERRED, REASSIGN and CONTROLLED_SHUTDOWN elections pick the leader from the ISR and keep it (less
+    the shutting-down brokers, Election.scala@3.9.0-rc3:82-91,109-118,136-149). So a new ISR that holds its
+    leader and another replica was written by a clean election, whatever ISR the logs showed before (2.6+
+    logs ISR expansions in no state-change.log). ``[leader]`` alone is ambiguous: also what a clean
+    election writes when the other ISR members are dead."""
+    return new_leader >= 0 and new_leader in new_isr and len(set(new_isr)) >= 2
+
+
 __all__ = [
     "ElectionResult",
     "controlled_shutdown_election",
@@ -304,4 +319,5 @@ __all__ = [
     "preferred_election",
     "preferred_election_skipped",
     "reassign_election",
+    "written_by_clean_election",
 ]

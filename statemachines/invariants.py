@@ -135,16 +135,34 @@ def check_progression(previous: PartitionSnapshot, current: PartitionSnapshot) -
             and LEADER_DURING_DELETE not in (previous.leader, current.leader)
             and previous.leader != current.leader
         ):
-            # (-2 is UpdateMetadata's stand-in leader for a topic being deleted: the epoch is the
-            # real one up to 2.5, so it is not a second leader.)
+            # (-2 is UpdateMetadata's stand-in leader for a topic being deleted, with the initial
+            # epochs: LeaderAndIsr.duringDelete, K:api/LeaderAndIsr.scala@1.1.1:26-29. Not a second leader.)
             violations.append(LEADER_EPOCH_REUSED)
     if _known(previous.partition_epoch) and _known(current.partition_epoch):
         if current.partition_epoch < previous.partition_epoch:  # type: ignore[operator]
             violations.append(PARTITION_EPOCH_REGRESSION)
-    if _known(previous.controller_epoch) and _known(current.controller_epoch):
+    if _known(previous.controller_epoch) and _known(current.controller_epoch) and _newer_write(previous, current):
         if current.controller_epoch < previous.controller_epoch:  # type: ignore[operator]
             violations.append(CONTROLLER_EPOCH_REGRESSION)
     return violations
+
+
+def _newer_write(previous: PartitionSnapshot, current: PartitionSnapshot) -> bool:
+    """Is ``current`` a later *controller decision* than ``previous``, the only kind of write I10 judges?
+
+    The controller epoch in a state is not the epoch of whoever wrote the znode last:
+    - the controller's cache pairs a version it did not write with its own epoch (2.3+
+      ``removeReplicasFromIsr`` caches ``LeaderIsrAndControllerEpoch(leaderAndIsr, controllerContext.epoch)``
+      for partitions whose ISR lacks the replica, K:controller/ReplicaStateMachine.scala@2.4.1:350-355,
+      @3.9.0-rc3:365-369), and a later request carries the znode's own epoch for the same version;
+    - a leader writes its ISR changes (zkVersion+1, same leader epoch) with the controller epoch of the
+      LeaderAndIsr that made it leader (K:cluster/Partition.scala@2.4.1:499 and 1168), older than the
+      current controller's when the new controller's request was ignored as not newer.
+    Every controller decision writes leaderEpoch+1 (I8): only a higher leader epoch is a write an older
+    controller should never have made."""
+    if _known(previous.leader_epoch) and _known(current.leader_epoch):
+        return current.leader_epoch > previous.leader_epoch  # type: ignore[operator]
+    return False
 
 
 def check_sequence(

@@ -1,7 +1,7 @@
 """The layout's promise, checked on every import (module level and inside functions): imports point down.
 
     core <- parsers <- statemachines <- replay <- (expectations, reports, simulator) <- jobs <- cli
-    core <- lab   (the real-Kafka lab imports only core)
+    core <- ... <- (replay, simulator) <- lab <- cli   (the real-Kafka lab: beside jobs)
 
 Packages of one layer never import each other, and the pure layers (core, parsers,
 statemachines, replay, simulator) never import Spark, GX or click. The README's diagram
@@ -26,9 +26,10 @@ LAYERS: dict[str, int] = {
     "reports": 4,
     "simulator": 4,
     "jobs": 5,
+    "lab": 5,  # real Kafka brokers and recorded incidents; only evaluate/differential import the tool
     "cli": 6,
 }
-ONLY: dict[str, set[str]] = {"lab": {"core"}}  # a leaf beside the simulator
+ONLY: dict[str, set[str]] = {}
 PURE = {"core", "parsers", "statemachines", "replay", "simulator"}
 HEAVY = ("pyspark", "great_expectations", "click", "rich")
 PACKAGES = sorted(p for p in {*LAYERS, *ONLY} if (REPO / p / "__init__.py").is_file())
@@ -84,4 +85,22 @@ def test_imports_point_down(package):
                 ok = target in LAYERS and LAYERS[target] < LAYERS[package]
             if not ok:
                 wrong.append(where)
+    assert not wrong, "\n".join(wrong)
+
+
+# The lab's truth comes from what it did and what Kafka printed, never from the tool under test: only
+# the two modules that judge the tool against a recording (evaluate, differential) may import it.
+LAB_JUDGES = {"evaluate.py", "differential.py"}
+RULE_VOCABULARY = "kafka_forensics.replay.findings"  # the rule names truth.json speaks in (names only)
+
+
+def test_the_labs_truth_side_imports_only_core():
+    wrong = []
+    for path in sorted((REPO / "lab").glob("*.py")):
+        if path.name in LAB_JUDGES:
+            continue
+        for line, module in _imports(path, "lab"):
+            target = _package_of(module)
+            if target not in (None, "core", "lab") and module != RULE_VOCABULARY:
+                wrong.append(f"{path.relative_to(REPO)}:{line} imports {module}")
     assert not wrong, "\n".join(wrong)

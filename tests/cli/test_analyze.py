@@ -19,7 +19,7 @@ WIDE = {"COLUMNS": "250"}
 @pytest.fixture(scope="module")
 def incident_run(spark, tmp_path_factory):
     out = tmp_path_factory.mktemp("analyze") / "out"
-    result = CliRunner(env=WIDE).invoke(main, ["analyze", str(INCIDENT), "--out", str(out), "--show", "3"])
+    result = CliRunner(env=WIDE).invoke(main, ["analyze", str(INCIDENT), "--out", str(out), "--show", "4"])
     return out, result
 
 
@@ -57,7 +57,7 @@ def test_summary_names_window_controllers_findings_and_report(incident_run):
     assert "window      2024-03-04 10:00:00 UTC → 2024-03-04 10:05:41 UTC" in text
     assert "controllers 1, 2: 2 epoch(s) 7..8, 1 failover(s)" in text
     findings = [json.loads(line) for line in (out / "findings.jsonl").read_text().splitlines()]
-    assert f"findings    {len(findings)} (" in text
+    assert f"findings    {len(findings)} episode(s) (" in text
     assert "concurrent_controllers" in text  # the error comes first among the shown ones
     assert text.index("concurrent_controllers") < text.index("stale_epoch_rejected")
     assert f"report      {out}/report.html" in text

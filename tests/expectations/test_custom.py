@@ -461,11 +461,13 @@ def test_stale_epoch_rejections(spark, context):
         spark,
         EVENTS_SCHEMA,
         [
+            # one zombie episode (controller 1, epoch 7): two brokers refuse it, it logs one error-11 answer
             event(70, "stale_controller_epoch_rejected", broker=2, controller_id=1, controller_epoch=7),
             event(
                 71,
                 "controller_response",
                 controller_id=1,
+                controller_epoch=7,
                 target_broker=3,
                 attrs={"response": "{error_code=11,partition_errors=[]}"},
             ),
@@ -476,11 +478,16 @@ def test_stale_epoch_rejections(spark, context):
                 target_broker=3,
                 attrs={"response": "{error_code=0,partition_errors=[]}"},
             ),
+            event(73, "stale_controller_epoch_rejected", broker=3, controller_id=1, controller_epoch=7),
+            # another episode: controller 4 with epoch 9
+            event(74, "stale_controller_epoch_rejected", broker=2, controller_id=4, controller_epoch=9),
         ],
     )
     result = run(spark, context, custom.ExpectNoStaleEpochRejections(), "findings", findings, events=bad)
     assert_fires(result, "b1/state-change.log:70", count=2)
-    assert [r["evidence"] for r in offending(result)] == ["b1/state-change.log:70", "b1/state-change.log:71"]
+    rows = offending(result)
+    assert [r["evidence"] for r in rows] == ["b1/state-change.log:70", "b1/state-change.log:74"]
+    assert "3 refused request(s) or error-11 answer(s), brokers 2, 3" in rows[0]["detail"]
     good = frame(
         spark,
         EVENTS_SCHEMA,

@@ -10,7 +10,7 @@ from pyspark.sql import functions as F
 
 from kafka_forensics.core.errors import InputError
 from kafka_forensics.core.tables import EVENT_COLUMNS, QUARANTINE_COLUMNS
-from kafka_forensics.jobs.parse_job import MAX_LENGTH_CONF, run_parse
+from kafka_forensics.jobs.parse_job import MAX_LENGTH_CONF, READER_CONF, run_parse
 from kafka_forensics.parsers.records import ParseOptions
 from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, text
 
@@ -82,14 +82,18 @@ def test_file_uri_glob_and_custom_broker_pattern(spark, tmp_path):
     assert row.source_file.endswith("kfk-prod-07/logs/server.log")
 
 
-def test_a_file_over_the_readers_limit_is_a_clear_input_error(spark, tmp_path):
+def test_a_file_over_the_readers_limit_is_a_clear_input_error_when_spark_reads_it(spark, tmp_path):
     log = tmp_path / "broker-1" / "state-change.log"
     log.parent.mkdir()
     log.write_bytes(text(*[STATE_CHANGE_21] * 40))
     spark.conf.set(MAX_LENGTH_CONF, "1000")  # the same check as 2 GiB, without writing 2 GiB
+    spark.conf.set(READER_CONF, "spark")  # Spark's binaryFile reader, as on a cluster
     try:
         with pytest.raises(InputError, match=r"state-change.log is [\d,]+ bytes; .* at most 1,000 bytes .*split -C"):
             run_parse(spark, [str(log)], str(tmp_path / "out"), ParseOptions())
+        spark.conf.unset(READER_CONF)  # the workers read local files themselves: no such limit
+        assert run_parse(spark, [str(log)], str(tmp_path / "out"), ParseOptions()).records == 40
     finally:
         spark.conf.unset(MAX_LENGTH_CONF)
+        spark.conf.unset(READER_CONF)
     assert run_parse(spark, [str(log)], str(tmp_path / "out"), ParseOptions()).records == 40

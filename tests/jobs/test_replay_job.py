@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
 from kafka_forensics.replay.local import replay_all
-from tests.support.paths import REAL_LOGS
+from tests.support.paths import DATA, REAL_LOGS
 
 CLUSTER_RX = r"real-logs/\d+-([^-]+)-"
 WIDE = {"COLUMNS": "250"}  # rich wraps table cells at 80 columns when not on a terminal
@@ -161,3 +161,22 @@ def test_describe_command(spark):
     assert early.exit_code == 0 and "cannot know" in early.output
     bad = CliRunner().invoke(main, ["describe", path, "--at", "yesterday"])
     assert bad.exit_code == 2 and "--at" in bad.output
+
+
+def test_job_equals_in_process_replay_on_the_issue14_cases(spark, tmp_path):
+    """Episodes, their spans and the lines that name partitions only in text (``Mark replicas ... as offline``)
+    come out of the Spark job byte for byte as out of the in-process replay (each case is its own cluster)."""
+    cases = DATA / "issue14"
+    out = tmp_path / "out"
+    rx = r"issue14/([^/]+)/"
+    result = CliRunner().invoke(main, ["replay", str(cases), "--out", str(out), "--cluster-from-path", rx])
+    assert result.exit_code == 0, result.output
+    lines = sorted((out / "findings.jsonl").read_text("utf-8").splitlines())
+    events = pq.read_table(out / "events").to_pylist()
+    for e in events:
+        e["attrs"] = dict(e["attrs"] or [])
+    local = replay_all(events, cluster_of=lambda e: re.search(rx, e["source_file"]).group(1))
+    assert sorted(f.to_row()["json"] for f in local.findings) == lines
+    rows = [json.loads(line) for line in lines]
+    assert {"ts_end", "controller_epoch_end"} <= set(rows[0])
+    assert any(r["rule"] == "leader_isr_mismatch_after_failover" and r["evidence_count"] > 3 for r in rows)

@@ -36,3 +36,27 @@ def test_plain_errors_keep_their_first_line_and_limit():
     assert short_error(ValueError("bad value\nmore")) == "bad value"
     assert short_error(ValueError("x" * 900), 300) == "x" * 300
     assert short_error(ValueError("")) == "ValueError"
+
+
+# A Python worker's failure as Py4J reports it (abridged from a real run, Spark 4.1.4): the
+# sentence is the Python exception, not "Please see the stack trace below" (which nobody sees).
+PY4J_PYTHON_TEXT = """An error occurred while calling o84.parquet.
+: org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 0.0 failed 1 times, most recent failure: Lost task 0.0 in stage 0.0 (TID 0) (192.0.2.2 executor driver): org.apache.spark.api.python.PythonException: Traceback (most recent call last):
+  File "/work/jobs/parse_job.py", line 89, in parse_arrow_batches
+    result = parse_file(data, displays.get(uri, uri), options)
+  File "/usr/lib/python3.11/_strptime.py", line 349, in _strptime
+    raise ValueError("time data %r does not match format %r" %
+ValueError: time data '2021-02-30 25:61:61' does not match format '%Y-%m-%d %H:%M:%S'
+
+\tat org.apache.spark.api.python.BasePythonRunner$ReaderIterator.handlePythonException(PythonRunner.scala:645)
+Caused by: org.apache.spark.api.python.PythonException: Traceback (most recent call last):
+  File "/work/jobs/parse_job.py", line 89, in parse_arrow_batches
+ValueError: time data '2021-02-30 25:61:61' does not match format '%Y-%m-%d %H:%M:%S'
+\tat org.apache.spark.api.python.BasePythonRunner$ReaderIterator.handlePythonException(PythonRunner.scala:645)
+"""
+
+
+def test_a_python_workers_exception_is_the_sentence():
+    assert short_error(FakePy4JError(PY4J_PYTHON_TEXT)) == (
+        "ValueError: time data '2021-02-30 25:61:61' does not match format '%Y-%m-%d %H:%M:%S' (in a Python worker)"
+    )

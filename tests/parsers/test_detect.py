@@ -70,3 +70,17 @@ def test_a_confluent_broker_is_judged_as_its_apache_release():
     ctx = replay_all(events).contexts[""]
     assert ctx.version_of(1) == "7.5.0-ccs"
     assert range_for_line("zk-3.x", ctx.version_of(1), None).label == "3.5"
+
+
+def test_a_2_8_kraft_broker_file_is_kraft():
+    """A 2.8 KRaft broker's state-change.log holds only ``[Broker id=N]`` lines of KRaft-only classes
+    (RaftReplicaManager.scala@2.8.2:218-226, RaftMetadataCache.scala@2.8.2:360-362) and no QuorumController line;
+    those templates alone say KRaft (issue 14 item 11: it was read as the 0.8 dialect and judged as 0.8 - 0.11)."""
+    mp = "MetadataPartition(orders,0,1,4,[1, 2, 3],[1, 2],9,[],[],[])"
+    lines = [
+        line("[Broker id=1] Metadata batch 1873: 2 local partition(s) changed, 1 local partition(s) removed.", "INFO"),
+        line(f"[Broker id=1] Metadata batch 1873: locally changed: {mp}"),
+        line(f"[Broker id=1] Metadata batch 1873: locally removed: {mp}"),
+    ]
+    events = parse_file(text(*lines), "state-change.log").events
+    assert {e["dialect"] for e in events} == {"kraft"}

@@ -1,7 +1,10 @@
 """The fast path and plain Lark agree on every field of every line we have.
 
 Corpus: every line of ../shared/real-logs, of sample_logs/, the test lines of kafka_lines.py and
-mutations of all of them (truncated, prefixed, garbage) so disagreements on bad input show too.
+test_parse_robust.py (unknown identity prefixes, control characters, compose prefixes) and
+mutations of all of them (truncated, prefixed, garbage, an identity opener no rule completes, a
+stray control character) so disagreements on bad input show too. test_parse_properties.py adds
+arbitrary header-shaped lines.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import pytest
 from kafka_forensics.core.eras import AUTO, DIALECTS
 from kafka_forensics.parsers.fields import apply_fields
 from kafka_forensics.parsers.lines import FastLineParser, LarkLineParser
+from tests.parsers import test_parse_robust
 from tests.support import kafka_lines
 from tests.support.paths import REAL_LOGS, REPO
 
@@ -20,11 +24,12 @@ def _corpus() -> list[str]:
     files = sorted(REAL_LOGS.glob("*.log")) + sorted((REPO / "sample_logs").rglob("*.log"))
     for path in files:
         lines.extend(path.read_bytes().decode("utf-8").replace("\r\n", "\n").split("\n"))
-    for value in vars(kafka_lines).values():
-        if isinstance(value, str) and value.startswith("["):
-            lines.append(value)
-        elif isinstance(value, list):
-            lines.extend(v for v in value if isinstance(v, str))
+    for module in (kafka_lines, test_parse_robust):
+        for value in vars(module).values():
+            if isinstance(value, str) and value.startswith("["):
+                lines.append(value)
+            elif isinstance(value, list):
+                lines.extend(v for v in value if isinstance(v, str))
     return [ln for ln in lines if ln]
 
 
@@ -36,6 +41,13 @@ def _mutations(lines: list[str]) -> list[str]:
         out.append(ln.replace("]", "", 1))  # broken header
         out.append(ln + " trailing")  # junk after the logger
         out.append(ln.replace(" (", " ((", 1))
+        out.append(
+            ln.replace("[Controller id=", "[Controller id=9, targetBrokerId=", 1).replace(
+                "[Broker id=", "[Broker id=x", 1
+            )
+        )
+        out.append(ln[: len(ln) // 3] + "\x0b" + ln[len(ln) // 3 :])  # a stray control character
+        out.append(test_parse_robust.COMPOSE + ln)
     return out
 
 

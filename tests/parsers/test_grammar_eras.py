@@ -111,6 +111,7 @@ REQUIRED_EVENT_TYPES = {
     "isr_shrink",
     "isr_expand",
     "isr_updated",
+    "controller_isr_updated",
     "controller_elected",
     "controller_epoch_incremented",
     "controller_ready",
@@ -1385,9 +1386,65 @@ ERA_2_6 = [
         "isr_updated",
         {"isr": [2, 3], "partition_epoch": 16},
     ),
+    (  # K:controller/KafkaController.scala@1.1.1:217 (1.1 - 2.0 only)
+        "ctl-reading-epoch-11",
+        C("[Controller id=1] Reading controller epoch from ZooKeeper"),
+        "controller_init_step",
+        {"controller_id": 1},
+    ),
+    (  # K:controller/KafkaController.scala@2.0.1:223
+        "ctl-incrementing-epoch-20",
+        C("[Controller id=1] Incrementing controller epoch in ZooKeeper"),
+        "controller_init_step",
+        {"controller_id": 1},
+    ),
+    (  # K:controller/TopicDeletionManager.scala@1.1.1:349 (logIdent "[Topic Deletion Manager 1], ")
+        "tdm-restarted-11",
+        C(
+            "[Topic Deletion Manager 1], Deletion of topic orders (re)started",
+            logger="kafka.controller.TopicDeletionManager",
+        ),
+        "topic_deletion_restarted",
+        {"topic": "orders"},
+    ),
+    (  # K:controller/TopicDeletionManager.scala@1.1.1:313
+        "tdm-partition-callback-11",
+        C(
+            "[Topic Deletion Manager 1], Partition deletion callback for orders-0,orders-1",
+            logger="kafka.controller.TopicDeletionManager",
+        ),
+        "topic_deletion_callback",
+        {},
+    ),
+    (  # K:controller/TopicDeletionManager.scala@2.3.1:174 (logIdent "[Topic Deletion Manager 1] ")
+        "tdm-halted-23",
+        C(
+            "[Topic Deletion Manager 1] Halted deletion of topics orders due to replica 3 is offline",
+            logger="kafka.controller.TopicDeletionManager",
+        ),
+        "topic_deletion_halted",
+        {},
+    ),
+    (  # K:controller/KafkaController.scala@2.8.2:2344 (DEBUG, the controller writes a leader's AlterIsr)
+        "ctl-isr-updated-27",
+        C("[Controller id=2] ISR for partition orders-0 updated to [1,2,3] and zkVersion updated to [10]", "DEBUG"),
+        "controller_isr_updated",
+        {"topic": "orders", "partition": 0, "isr": [1, 2, 3], "partition_epoch": 10, "leader": None},
+    ),
 ]
 
 ERA_3_X = [
+    (  # K:controller/KafkaController.scala@3.5.0:2420 (DEBUG), LeaderAndIsr.toString @3.5.0:102
+        "ctl-isr-updated-35",
+        C(
+            "[Controller id=3] ISR for partition orders-0 updated to LeaderAndIsr(leader=1, leaderEpoch=0, "
+            "isrWithBrokerEpoch=List(BrokerState(brokerId=1, brokerEpoch=-1), BrokerState(brokerId=2, brokerEpoch=-1)), "
+            "leaderRecoveryState=RECOVERED, partitionEpoch=1).",
+            "DEBUG",
+        ),
+        "controller_isr_updated",
+        {"topic": "orders", "partition": 0, "leader": 1, "leader_epoch": 0, "isr": [1, 2], "partition_epoch": 1},
+    ),
     (
         "sc-leader-starts-36",
         L(

@@ -22,7 +22,7 @@ def _lines(data: bytes, max_line_bytes: int = 1 << 20) -> list[tuple]:
 def _both_ways(data: bytes, max_line_bytes: int = 1 << 20) -> tuple[list[tuple], list[tuple]]:
     clean = _lines(data, max_line_bytes)
     forced = _lines(data + (b"" if data.endswith(b"\n") or not data else b"\n") + b"\x01\n", max_line_bytes)
-    assert forced[-1][3] == "binary content (control bytes in a text line)"
+    assert forced[-1][3].startswith("binary content")
     return clean, forced[:-1]
 
 

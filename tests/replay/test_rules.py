@@ -349,8 +349,10 @@ def test_controller_that_resigns_long_after_a_newer_election():
             "b2/controller.log": [ctrl("10:00:10,000", elected(2, 6))],
         }
 
-    [found] = rules(replay_files(files("10:00:24,000")), "concurrent_controllers")
-    assert (found.kind, found.severity) == ("late_resignation", "warning") and "14.0 s" in found.summary
+    # Resigning late is a paused controller noticing its expired session (K:controller/KafkaController.scala
+    # @2.4.1:1849-1852): without an action after the newer epoch began it never acted beside it (issue 14
+    # class 5; the action case is test_controller_acting_after_a_newer_election).
+    assert rules(replay_files(files("10:00:24,000")), "concurrent_controllers") == []
     assert rules(replay_files(files("10:00:09,000")), "concurrent_controllers") == []
 
 

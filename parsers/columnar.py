@@ -1,0 +1,967 @@
+"""The columnar parse: ``parse_file``'s rows, made column-wise over Arrow/Polars columns of lines.
+
+Why: per line, ``parse_file`` spends most of its time in the Python around its regexes (a Line, a
+LineResult, a dict of fields, a row list, then Arrow conversion). Here a block of lines is one
+column and every step runs over all its lines at once:
+
+1. **lines** (``columnar_reader``): numpy newline offsets, one Arrow string column;
+2. **header**: the fast path's header regex, translated (exactly) for Polars: which lines are
+   records and their timestamp, level, message and logger;
+3. **identity prefix**: the ``ident`` expansions in grammar order, exact ones column-wise, the
+   others (e.g. ``OTHER_IDENT``'s lookahead) by the fast path's own regex on the rows they may match;
+4. **template**: the first template (in the fast path's order) whose literal prefix the message
+   starts with, from one column-wise alternation of those prefixes; then that template's own
+   Python regex over its rows only, which also captures the fields;
+5. **fields** (``columnar_fields``): each field's converter column-wise;
+6. **rows**: broker, log kind, timestamps, event type as columns; one Arrow table.
+
+Everything the column-wise steps are not certain about goes through the reference code: lines
+that are not plain records (stack traces, joined messages, quarantine, tooling prefixes,
+non-ASCII) run through ``records.parse_lines``'s per-line decisions in file order; a record whose
+template candidate fails, or whose field text is unusual, is built by ``records._event_row``
+from the fast path's ``classify``; any unexpected error makes the whole block fall back to
+``records.parse_lines``. ``tests/parsers/test_columnar.py`` checks every row, all columns, against
+``parse_file`` (and so against plain Lark) over every corpus we have.
+
+A file is parsed in **blocks** that begin at a record line (``record_boundary``): a record's
+continuation lines never cross a block, so blocks only share the latest timestamp (for
+``ts_out_of_order``), the line numbering and, at the end, the file owner. The same holds for
+**splits** of a large file parsed in parallel (``parse_split``): the caller supplies the first
+line number, and the two facts that need the whole file (owner, latest earlier timestamp) are
+returned for it to settle (``SplitResult``).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("POLARS_MAX_THREADS", "1")  # parallelism comes from Spark tasks, one per core
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from kafka_forensics.core.eras import AUTO
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENT_FIELDS, EVENTS_SCHEMA
+
+from .columnar_fields import Conversion, combine, convert_batches
+from .columnar_plan import ColumnarPlan, columnar_plan
+from .columnar_reader import LineBlock, line_bounds, read_block
+from .gc_pause import cyclic_gc_paused
+from .lines import CONTINUATION, QUARANTINE, RECORD, LineResult
+from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
+from .reader import GZIP_MAGIC, _decompress
+from .records import (
+    COL,
+    ORPHAN,
+    OTHER,
+    FileResult,
+    LineContext,
+    ParseOptions,
+    _internal_error,
+    _join_message_lines,
+    _path_broker,
+    _record_repairs,
+    file_dialect,
+    line_parser,
+    log_kind,
+    parse_file,
+    parse_lines,
+)
+
+SMALL_GROUP = 48  # records of one template and identity shape: fewer are built row by row
+SMALL = 256  # fewer rows than this: row by row in Python, as column calls have a fixed cost
+STRICT = False  # tests: raise instead of falling back to the reference loop for a whole block
+BLOCK_BYTES = 16 << 20  # lines parsed together (a block ends at the first record line after this)
+DETECT_LINES = 2000  # detect.SAMPLE_LINES: the lines dialect detection reads
+_TYPES = {f.name: f.type for f in EVENT_FIELDS}
+_MAP = _TYPES["attrs"]
+_ROW_KEYS = ("records", "continuation_lines", "quarantined", "out_of_order", "ts_invalid")
+
+
+@dataclass
+class SplitResult:
+    """Rows of one file, or of one split of it (``events`` in EVENTS_SCHEMA, in line order)."""
+
+    events: pa.Table
+    quarantine: list[dict] = field(default_factory=list)
+    summary: dict = field(default_factory=dict)  # FileResult.summary's keys, for these lines
+    owners: tuple[int, ...] = ()  # distinct brokers the lines name themselves (two at most)
+    unowned: int = 0  # rows with no broker (the file owner, if any, fills them)
+    first_ts: int | None = None  # the first valid timestamp (µs)
+    max_ts: int | None = None  # the latest valid timestamp (µs)
+
+
+class _Fallback(Exception):
+    """The block is parsed by the reference loop instead (never seen by callers)."""
+
+
+# ---- whole files ------------------------------------------------------------------------------------
+
+
+def parse_file_columnar(data: bytes, source_file: str, options: ParseOptions | None = None) -> SplitResult:
+    """``parse_file(data, source_file, options)``, as one Arrow table of events."""
+    options = options or ParseOptions()
+    if options.use_lark:  # the plain-Lark reference, row by row (``--lark``: comparisons, benchmarks)
+        reference = parse_file(data, source_file, options)
+        return SplitResult(rows_table(reference.rows), reference.quarantine, reference.summary)
+    with cyclic_gc_paused():
+        if looks_like_metadata_dump(data):
+            owner = _path_broker(re.compile(options.broker_from_path), source_file)
+            rows, quarantine, summary = parse_metadata_dump(data, source_file, owner, options.max_line_bytes)
+            return SplitResult(rows_table(rows), quarantine, summary)
+        compressed, read_error = False, None
+        if data[:2] == GZIP_MAGIC:
+            compressed = True
+            data, read_error = _decompress(data)
+        dialect = file_dialect(options, head_texts(_chunks(data), options))
+        result = parse_range(iter([data]), source_file, options, dialect, 1, whole_file=True)
+        result.summary["compressed"] = compressed
+        result.summary["read_error"] = read_error
+        if read_error:
+            last = result.summary["lines_read"]
+            ctx = LineContext.of(source_file, dialect, options)
+            result.quarantine.append(ctx.quarantine_row(last + 1, "", read_error))
+            result.summary["lines_read"] += 1
+            result.summary["quarantined"] += 1
+        return result
+
+
+def head_texts(pieces: Iterable[bytes], options: ParseOptions) -> Iterator[str]:
+    """The readable lines' texts from the start of a file given in pieces, read as they are
+    consumed (dialect detection reads the first ones only, as ``parse_file`` gives them)."""
+    pending = b""
+    line_no = 1
+    source = iter(pieces)
+    done = False
+    while not done:
+        piece = next(source, None)
+        done = piece is None
+        pending += piece or b""
+        cut = len(pending) if done else pending.rfind(b"\n") + 1
+        if cut <= 0:
+            continue
+        block = read_block(pending[:cut], line_no, options.max_line_bytes, final=done)
+        pending = pending[cut:]
+        line_no += len(block)
+        yield from (t for t in block.texts() if t)
+
+
+def _chunks(data: bytes, size: int = 1 << 20) -> Iterator[bytes]:
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+# ---- a range of lines -------------------------------------------------------------------------------
+
+
+def parse_range(
+    pieces: Iterable[bytes],
+    source_file: str,
+    options: ParseOptions,
+    dialect: str,
+    first_line_no: int,
+    whole_file: bool,
+    last_ts: int | None = None,
+) -> SplitResult:
+    """Parse consecutive whole lines given as byte pieces (cut anywhere), in blocks that start at
+    record lines. ``whole_file``: these are all the lines of the file, so the file owner is filled
+    in here; otherwise the caller settles it across splits (``fill_owner``)."""
+    ctx = LineContext.of(source_file, dialect, options)
+    plan = columnar_plan(dialect, options.layout)
+    tables: list[pa.Table] = []
+    quarantine: list[dict] = []
+    counts = dict.fromkeys(_ROW_KEYS, 0)
+    repairs = {"bom_lines": 0, "ansi_lines": 0, "control_lines": 0}
+    lines_read = 0
+    line_no = first_line_no
+    first_ts = None
+    pending, pos = b"", 0  # bytes read and not parsed yet: pending[pos:]
+    source = iter(pieces)
+    done = False
+    while not done:
+        piece = next(source, None)
+        done = piece is None
+        if piece:
+            pending = pending[pos:] + piece if pos < len(pending) else piece
+            pos = 0
+        while pos < len(pending):
+            cut = len(pending) if done else _block_end(pending, pos, plan, options)
+            if cut is None:
+                break  # read on: no record line to end a block at yet
+            block = read_block(pending[pos:cut], line_no, options.max_line_bytes, final=done)
+            pos = cut
+            if not len(block):
+                continue
+            out = parse_block(block, ctx, plan, last_ts)
+            tables.append(out.events)
+            quarantine.extend(out.quarantine)
+            for key in _ROW_KEYS:
+                counts[key] += out.counts[key]
+            repairs["bom_lines"] += int(block.bom.sum())
+            repairs["ansi_lines"] += int((block.ansi > 0).sum())
+            repairs["control_lines"] += int((block.control > 0).sum())
+            if first_ts is None:
+                first_ts = out.first_ts
+            last_ts = out.last_ts
+            lines_read += len(block)
+            line_no += len(block)
+    events = pa.concat_tables(tables) if tables else EVENTS_SCHEMA.empty_table()
+    result = SplitResult(events, quarantine)
+    result.summary = {
+        "source_file": source_file,
+        "lines_read": lines_read,
+        **counts,
+        **repairs,
+        "dialect": dialect,
+        "compressed": False,
+        "read_error": None,
+    }
+    result.first_ts, result.max_ts = first_ts, last_ts
+    _owner_facts(result)
+    if whole_file and len(result.owners) == 1 and result.unowned:
+        result.events = fill_owner(result.events, result.owners[0])
+        result.unowned = 0
+    return result
+
+
+def _block_end(data: bytes, pos: int, plan: ColumnarPlan, options: ParseOptions) -> int | None:
+    """Where the block that starts at ``pos`` ends: the first record line at least BLOCK_BYTES on
+    (None: ``data`` has none yet)."""
+    if len(data) - pos < BLOCK_BYTES:
+        return None
+    at = data.find(b"\n", pos + BLOCK_BYTES - 1)
+    if at < 0:
+        return None
+    return record_boundary(data, at + 1, plan, options)
+
+
+def record_boundary(data: bytes, start: int, plan: ColumnarPlan, options: ParseOptions) -> int | None:
+    """Offset of the first line starting at or after ``start`` (itself a line start) that is a
+    record by the column-wise header alone: nothing before it can attach to anything after it.
+    None if there is none among the whole lines of ``data``."""
+    last = data.rfind(b"\n")
+    window = 1 << 20
+    while start <= last:
+        end = data.rfind(b"\n", start, min(start + window, last + 1)) if start + window <= last else last
+        if end < start:
+            end = data.find(b"\n", start)
+        block = read_block(data[start : end + 1], 1, options.max_line_bytes, final=False)
+        records = np.flatnonzero(_header_records(block.text, plan).to_numpy())
+        if records.size:
+            buf = np.frombuffer(data, np.uint8, count=end + 1 - start, offset=start)
+            starts, _ = line_bounds(buf, final=False)
+            return start + int(starts[records[0]])
+        start, window = end + 1, window * 2
+    return None
+
+
+def fill_owner(events: pa.Table, owner: int) -> pa.Table:
+    """Rows with no broker belong to the file's one writer (``records._fill_file_owner``)."""
+    frame = pl.from_arrow(events.select(["broker", "broker_source"]))
+    assert isinstance(frame, pl.DataFrame)
+    missing = frame["broker"].is_null()
+    if not missing.any():
+        return events
+    broker = frame["broker"].fill_null(owner).cast(pl.Int32).to_arrow()
+    source = pl.Series(["file"] * len(frame)).zip_with(missing, frame["broker_source"]).to_arrow()
+    events = events.set_column(COL["broker"], EVENT_FIELDS[COL["broker"]], broker)
+    return events.set_column(COL["broker_source"], EVENT_FIELDS[COL["broker_source"]], source.cast(pa.string()))
+
+
+def _owner_facts(result: SplitResult) -> None:
+    events = result.events
+    if not events.num_rows:
+        return
+    frame = pl.from_arrow(events.select(["broker", "broker_source"]))
+    assert isinstance(frame, pl.DataFrame)
+    owners = frame.filter(pl.col("broker_source") == "line")["broker"].unique().sort().head(2).to_list()
+    result.owners = tuple(int(o) for o in owners if o is not None)
+    result.unowned = int(frame["broker"].null_count())
+
+
+# ---- one block ----------------------------------------------------------------------------------
+
+
+@dataclass
+class BlockOutput:
+    events: pa.Table
+    quarantine: list[dict]
+    counts: dict
+    first_ts: int | None
+    last_ts: int | None
+
+
+def parse_block(block: LineBlock, ctx: LineContext, plan: ColumnarPlan, last_ts: int | None) -> BlockOutput:
+    """One block's rows (owner not filled), column-wise where certain, else by the reference."""
+    try:
+        return _Block(block, ctx, plan).run(last_ts)
+    except Exception:  # anything unexpected: the reference loop decides every line of the block
+        if STRICT:
+            raise
+        return _reference_block(block, ctx, last_ts)
+
+
+def _reference_block(block: LineBlock, ctx: LineContext, last_ts: int | None) -> BlockOutput:
+    result = FileResult()
+    lines = [block.line(i) for i in range(len(block))]
+    counts, last_ts = parse_lines(lines, ctx, result, last_ts)
+    table = rows_table(result.rows)
+    ts = pl.Series(table.column("ts")).cast(pl.Int64).drop_nulls()
+    return BlockOutput(table, result.quarantine, counts, int(ts[0]) if len(ts) else None, last_ts)
+
+
+class _Lines:
+    """``block.line(i)`` as a sequence (what ``_join_message_lines`` reads)."""
+
+    def __init__(self, block: LineBlock) -> None:
+        self.block = block
+
+    def __len__(self) -> int:
+        return len(self.block)
+
+    def __getitem__(self, i: int):
+        return self.block.line(i)
+
+
+class _Block:
+    def __init__(self, block: LineBlock, ctx: LineContext, plan: ColumnarPlan) -> None:
+        self.block, self.ctx, self.plan = block, ctx, plan
+        self.quarantine: list[dict] = []
+        self.counts = dict.fromkeys(_ROW_KEYS, 0)
+        self.reference_rows: dict[int, list] = {}  # line index → row built by the reference
+        self.reference_prefix: dict[int, str | None] = {}
+        self.stack: dict[int, list[str]] = {}  # record line index → its continuation texts
+        self.joined: dict[int, int] = {}  # record line index → message lines joined to it
+        self.attached: dict[int, list[int]] = {}  # record line index → line indices it took
+
+    # -- the steps --
+
+    def run(self, last_ts: int | None) -> BlockOutput:
+        block = self.block
+        text = block.text
+        header = _header_columns(text, self.plan)
+        is_record = header["record"].to_numpy()
+        records = np.flatnonzero(is_record)
+        self._sequential(np.flatnonzero(~is_record), records)
+        table = self._records(records, header)
+        return self._finish(table, last_ts)
+
+    def _sequential(self, others: np.ndarray, records: np.ndarray) -> None:
+        """``parse_lines``'s decisions for every line the header left, in file order."""
+        ctx, block = self.ctx, self.block
+        classify = ctx.classify
+        auto = line_parser(AUTO, ctx.options.layout, False).primary  # as parse_lines
+        record_start, tooling_prefix = auto.record_start, auto.line_prefix
+        lines = _Lines(block)
+        record_list = records.tolist()
+        last_reference = -1
+        skip_until = -1
+        for i in others.tolist():
+            if i <= skip_until:
+                continue
+            line = block.line(i)
+            if line.text is None:
+                self._quarantine(line.line_no, line.raw or "", line.problem or "unreadable line")
+                continue
+            parsed: LineResult = classify(line.text)
+            message_lines = 0
+            if parsed.kind == QUARANTINE and record_start.match(line.text):
+                parsed, message_lines = _join_message_lines(classify, record_start, tooling_prefix, lines, i, parsed)
+            at = bisect.bisect_left(record_list, i) - 1
+            current = max(record_list[at] if at >= 0 else -1, last_reference)
+            prefix = self.reference_prefix.get(current) if current == last_reference else None
+            if parsed.kind != RECORD and prefix and line.text.startswith(prefix):
+                inner = line.text[len(prefix) :]
+                if classify(inner).kind == CONTINUATION:
+                    parsed = LineResult(CONTINUATION, message=inner)
+            if parsed.kind == CONTINUATION:
+                if current < 0:
+                    self._quarantine(line.line_no, line.text, ORPHAN)
+                else:
+                    self.counts["continuation_lines"] += 1
+                    self.stack.setdefault(current, []).append(
+                        parsed.message if parsed.message is not None else line.text
+                    )
+                    self.attached.setdefault(current, []).append(i)
+                continue
+            if parsed.kind == QUARANTINE:
+                self._quarantine(line.line_no, line.text, parsed.reason or "not a log record")
+                continue
+            try:
+                row = ctx.event_row(parsed, line)
+            except Exception as err:
+                self._quarantine(line.line_no, line.text, _internal_error("building the record of this line", err))
+                continue
+            self.reference_rows[i] = row
+            self.reference_prefix[i] = parsed.prefix
+            last_reference = i
+            if message_lines:
+                self.joined[i] = message_lines
+                self.counts["continuation_lines"] += message_lines
+                self.attached.setdefault(i, []).extend(range(i + 1, i + 1 + message_lines))
+                skip_until = i + message_lines
+
+    def _quarantine(self, line_no: int, raw: str, reason: str) -> None:
+        self.counts["quarantined"] += 1
+        self.quarantine.append(self.ctx.quarantine_row(line_no, raw, reason))
+
+    def _records(self, records: np.ndarray, header: dict) -> pa.Table | None:
+        """The column-wise records; those it gives up on become reference rows."""
+        if not records.size:
+            return None
+        typed = _Classifier(self.plan, header["body"]).run()
+        give_up: list[int] = list(typed.give_up)
+        frames: list[pl.DataFrame] = []
+        attrs: list[pa.Array] = []
+        groups = [(key, rows) for key, rows in typed.groups.items() if len(rows) >= SMALL_GROUP]
+        give_up.extend(r for key, rows in typed.groups.items() if len(rows) < SMALL_GROUP for r in rows.tolist())
+        fields = [typed.field_texts(branch, template, rows) for (branch, template), rows in groups]
+        converted = iter(convert_batches([(role, text) for roles, texts in fields for role, text in zip(roles, texts)]))
+        for ((_, template), group_rows), (roles, _) in zip(groups, fields):
+            parts = [next(converted) for _ in roles]
+            rows = group_rows
+
+            conversion = Conversion() if not roles else (None if any(p is None for p in parts) else combine(parts))  # type: ignore[arg-type]
+            if conversion is None:
+                give_up.extend(rows.tolist())
+                continue
+            if conversion.fallback is not None:
+                keep = ~conversion.fallback.fill_null(False).to_numpy()
+                if not keep.all():
+                    give_up.extend(rows[~keep].tolist())
+                    mask = pl.Series(keep)
+                    conversion = Conversion(
+                        {c: v.filter(mask) for c, v in conversion.columns.items()},
+                        [(k, v.filter(mask)) for k, v in conversion.attrs],
+                    )
+                    rows = rows[keep]
+            if not rows.size:
+                continue
+            frame = {
+                "_pos": pl.Series(rows, dtype=pl.UInt32),
+                "_template": pl.Series([template] * len(rows), dtype=pl.Int32),
+            }
+            frame.update(conversion.columns)
+            frames.append(pl.DataFrame(frame))
+            attrs.append(map_array(conversion.attrs, len(rows)))
+        for r in give_up:
+            i = int(records[r])
+            line = self.block.line(i)
+            parsed = self.ctx.classify(line.text)
+            if parsed.kind != RECORD:
+                raise _Fallback("a header-valid line is not a record")
+            try:
+                self.reference_rows[i] = self.ctx.event_row(parsed, line)
+            except Exception as err:
+                raise _Fallback("a record could not be built") from err
+            self.reference_prefix[i] = parsed.prefix
+        if not frames:
+            return None
+        return self._records_table(records, header, frames, attrs, typed)
+
+    def _records_table(
+        self, records: np.ndarray, header: dict, frames: list[pl.DataFrame], attrs: list[pa.Array], typed: _Classifier
+    ) -> pa.Table:
+        ctx = self.ctx
+        values = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
+        attrs_array = pa.concat_arrays(attrs) if len(attrs) > 1 else attrs[0]
+        order = values["_pos"].arg_sort()
+        if len(frames) > 1:
+            values = values[order]
+            attrs_array = attrs_array.take(order.to_arrow())
+        pos = values["_pos"]
+        n = len(pos)
+        every = n == len(header["body"])
+
+        def common(name: str) -> pl.Series:
+            return header[name] if every else header[name].gather(pos)
+
+        ts_raw, level, logger, message = common("ts"), common("level"), common("logger"), common("body")
+        positions = records[pos.to_numpy()]
+        # broker: the line's own (broker, else controller_id), else the path's
+        line_broker = values["broker"] if "broker" in values.columns else None
+        controller = values["controller_id"] if "controller_id" in values.columns else None
+        if line_broker is None:
+            line_broker = controller
+        elif controller is not None:
+            line_broker = line_broker.zip_with(line_broker.is_not_null(), controller)
+        if line_broker is None:
+            line_broker = pl.Series([None] * n, dtype=pl.Int32)
+        has_line = line_broker.is_not_null()
+        path = ctx.path_broker
+        broker = line_broker.fill_null(path) if path is not None else line_broker
+        source = pl.Series(["line"] * n).zip_with(
+            has_line, pl.Series(["path" if path is not None else None] * n, dtype=pl.String)
+        )
+        # timestamps: per distinct second, as records._Clock does
+        seconds_text = ts_raw.str.slice(0, 19)
+        distinct = seconds_text.unique().to_list()
+        for second in distinct:
+            ctx.clock.micros(second + ",000")  # fills the clock's per-second cache
+        seconds = seconds_text.replace_strict({t: ctx.clock.cache[t][0] for t in distinct}, return_dtype=pl.Int64)
+        ts = seconds * 1_000_000 + ts_raw.str.slice(20, 3).cast(pl.Int64) * 1000
+        problems = {t: ctx.clock.cache[t][1] for t in distinct}
+        if any(problems.values()):
+            problem = seconds_text.replace_strict(problems, return_dtype=pl.String)
+            attrs_array = _append_attr(attrs_array, "ts_invalid", problem)
+        kinds = {lg: ctx.kinds.setdefault(lg, log_kind(lg, ctx.source_file)) for lg in logger.unique().to_list()}
+        rules = {i: rule for i, (rule, _) in enumerate(typed.templates)}
+        template_ids = values["_template"]
+        template = template_ids.replace_strict(rules, default=None, return_dtype=pl.String)
+        event_type = template_ids.replace_strict(
+            {i: ctx.event_types[rule] for i, rule in rules.items()}, default=OTHER, return_dtype=pl.String
+        )
+        arrays: dict[str, pa.Array] = {
+            "source_file": pa.array([ctx.source_file] * n, pa.string()),
+            "line_no": pa.array(self.block.line_no[positions], pa.int64()),
+            "broker": broker.cast(pl.Int32).to_arrow(),
+            "broker_source": source.to_arrow(),
+            "ts": ts.to_arrow(),
+            "ts_raw": ts_raw.to_arrow(),
+            "level": level.to_arrow(),
+            "logger": logger.to_arrow(),
+            "log_kind": logger.replace_strict(kinds, return_dtype=pl.String).to_arrow(),
+            "dialect": pa.array([ctx.dialect] * n, pa.string()),
+            "template": template.to_arrow(),
+            "event_type": event_type.to_arrow(),
+            "attrs": attrs_array,
+            "message": message.to_arrow(),
+            "crlf": pa.array(self.block.crlf[positions], pa.bool_()),
+        }
+        for name in values.columns:
+            if not name.startswith("_") and name != "broker":
+                arrays[name] = values[name].to_arrow()
+        return _table(arrays, n)
+
+    def _finish(self, columnar: pa.Table | None, last_ts: int | None) -> BlockOutput:
+        if self.reference_rows:
+            reference = rows_table([self.reference_rows[i] for i in sorted(self.reference_rows)])
+            table = reference if columnar is None else pa.concat_tables([columnar, reference])
+            order = pl.Series(table.column("line_no")).arg_sort()
+            table = table.take(order.to_arrow())
+        else:
+            table = columnar if columnar is not None else EVENTS_SCHEMA.empty_table()
+        n = table.num_rows
+        index_of_line = table.column("line_no").to_numpy() - (self.block.line_no[0] if len(self.block) else 0)
+        # continuation lines and joined message lines
+        if self.stack or self.joined:
+            stack: list[str | None] = [None] * n
+            ncont = np.zeros(n, np.int32)
+            for i in set(self.stack) | set(self.joined):
+                row = int(np.searchsorted(index_of_line, i))
+                texts = self.stack.get(i)
+                if texts:
+                    stack[row] = "\n".join(texts)
+                ncont[row] = len(texts or ()) + self.joined.get(i, 0)
+            table = table.set_column(COL["stack"], EVENT_FIELDS[COL["stack"]], pa.array(stack, pa.string()))
+            table = table.set_column(
+                COL["n_continuation"], EVENT_FIELDS[COL["n_continuation"]], pa.array(ncont, pa.int32())
+            )
+        # repairs of each record's lines
+        if self.block.repaired:
+            table = self._repairs(table, index_of_line)
+        # timestamps out of order: earlier than the latest valid one before it in the file
+        lowest = np.iinfo(np.int64).min
+        ts_column = table.column("ts").cast(pa.int64())
+        valid = ts_column.is_valid().to_numpy(zero_copy_only=False)
+        ts = ts_column.fill_null(lowest).to_numpy()
+        running = np.maximum.accumulate(np.concatenate([[lowest if last_ts is None else last_ts], ts]))
+        before = running[:-1]
+        out_of_order = valid & (ts < before) & (before != lowest)
+        if out_of_order.any():
+            table = table.set_column(
+                COL["ts_out_of_order"], EVENT_FIELDS[COL["ts_out_of_order"]], pa.array(out_of_order)
+            )
+        new_last = int(running[-1]) if running[-1] != lowest else None
+        self.counts["records"] += n
+        self.counts["ts_invalid"] += int((~valid).sum())
+        self.counts["out_of_order"] += int(out_of_order.sum())
+        self.quarantine.sort(key=lambda q: q["line_no"])
+        return BlockOutput(table, self.quarantine, self.counts, int(ts[valid][0]) if valid.any() else None, new_last)
+
+    def _repairs(self, table: pa.Table, index_of_line: np.ndarray) -> pa.Table:
+        block = self.block
+        attrs = table.column("attrs").to_pylist()
+        changed = False
+        for row, i in enumerate(index_of_line.tolist()):
+            lines = [i, *self.attached.get(i, [])]
+            repairs = [False, 0, 0]
+            for j in lines:
+                repairs[0] = repairs[0] or bool(block.bom[j])
+                repairs[1] += int(block.ansi[j])
+                repairs[2] += int(block.control[j])
+            if repairs[0] or repairs[1] or repairs[2]:
+                holder: list = [None] * len(EVENT_COLUMNS)
+                holder[COL["attrs"]] = dict(attrs[row]) if attrs[row] is not None else None
+                _record_repairs(holder, repairs)
+                attrs[row] = holder[COL["attrs"]]
+                changed = True
+        if not changed:
+            return table
+        return table.set_column(COL["attrs"], EVENT_FIELDS[COL["attrs"]], pa.array(attrs, _MAP))
+
+
+# ---- the header, column-wise -------------------------------------------------------------------------
+
+
+def _header_records(text: pl.Series, plan: ColumnarPlan) -> pl.Series:
+    """Lines that are records by the column-wise header (ASCII lines only: ``vector_regex``)."""
+    if plan.header is None:
+        return pl.Series("record", np.zeros(len(text), bool))
+    ascii_line = text.str.len_bytes() == text.str.len_chars()
+    return (text.str.contains(plan.header.line) & ascii_line).fill_null(False).alias("record")
+
+
+def _header_columns(text: pl.Series, plan: ColumnarPlan) -> dict:
+    """The header values of the record lines (the record lines alone, in order)."""
+    record = _header_records(text, plan)
+    values: dict = {"record": record}
+    if plan.header is None or not record.any():
+        empty = pl.Series([], dtype=pl.String)
+        return {**values, "ts": empty, "level": empty, "body": empty, "logger": empty}
+    lines = text.filter(record)
+    before = lines.str.extract_groups(plan.header.before)
+    after = lines.str.extract_groups(plan.header.after)
+    for k, role in enumerate(plan.header.before_roles, start=2):
+        values[role] = before.struct.field(str(k))
+    for k, role in enumerate(plan.header.after_roles, start=2):
+        values[role] = after.struct.field(str(k))
+    start = before.struct.field("1").str.len_chars()
+    values["body"] = lines.str.slice(start, lines.str.len_chars() - start - after.struct.field("1").str.len_chars())
+    return values
+
+
+# ---- identity prefix and template ----------------------------------------------------------------------
+
+
+class _Classifier:
+    """Identity branch, template and field texts for every record row (index into ``body``)."""
+
+    def __init__(self, plan: ColumnarPlan, body: pl.Series) -> None:
+        self.plan, self.body = plan, body
+        n = len(body)
+        self.branch = np.full(n, -1, np.int32)  # ident branch; -1 none; -2 an opener no rule completes
+        self.ident_texts: dict[int, tuple] = {}  # row → texts of its ident fields (Python-matched rows)
+        self.ident_columns: dict[int, list[pl.Series]] = {}  # branch → its field texts (column-wise rows)
+        self.rest: list[str | None] = [None] * n
+        self.rest_column = body
+        self.template = np.full(n, -1, np.int32)  # index into ``templates``; -1 none
+        self.templates: list[tuple[str, tuple[str, ...]]] = []  # (rule, roles)
+        self._template_ids: dict[tuple, int] = {}
+        self.matched: dict[int, tuple[list[int], list[tuple]]] = {}  # template → rows, field texts
+        self.give_up: list[int] = []
+        self.groups: dict[tuple[int, int], np.ndarray] = {}  # (branch, template) → rows
+
+    def run(self) -> _Classifier:
+        self._ident()
+        self._templates()
+        keep = np.ones(len(self.body), bool)
+        keep[self.give_up] = False
+        rows = np.flatnonzero(keep)
+        key = self.branch[rows].astype(np.int64) * 1_000_000 + self.template[rows]
+        order = np.argsort(key, kind="stable")
+        keys, starts = np.unique(key[order], return_index=True)
+        bounds = [*starts.tolist(), len(order)]
+        for k, key_value in enumerate(keys.tolist()):
+            branch, template = divmod(key_value, 1_000_000)
+            if template >= 500_000:  # divmod of a negative template id
+                branch, template = branch + 1, template - 1_000_000
+            self.groups[(branch, template)] = rows[order[bounds[k] : bounds[k + 1]]]
+        return self
+
+    def _template_id(self, g: int, rule: str, roles: tuple[str, ...]) -> int:
+        found = self._template_ids.get((g, rule))
+        if found is None:
+            found = self._template_ids[(g, rule)] = len(self.templates)
+            self.templates.append((rule, roles))
+        return found
+
+    def _record_match(self, t: int, r: int, fields: tuple) -> None:
+        self.template[r] = t
+        rows, texts = self.matched.setdefault(t, ([], []))
+        rows.append(r)
+        texts.append(fields)
+
+    def _ident(self) -> None:
+        plan, body = self.plan, self.body
+        n = len(body)
+        unresolved = np.ones(n, bool)
+        prefix_length = np.zeros(n, np.int64)
+        for step in plan.ident_steps:
+            if not unresolved.any():
+                break
+            rows = np.flatnonzero(unresolved)
+            subset = body.gather(rows) if rows.size < n else body
+            if isinstance(step, int):  # an inexact branch: Python decides where it may match
+                vector = plan.ident[step].vector
+                maybe = (
+                    subset.str.contains(vector.pattern).fill_null(False).to_numpy()
+                    if vector
+                    else np.ones(rows.size, bool)
+                )
+                for r in rows[maybe].tolist():
+                    self._python_ident(r)
+                unresolved[rows[maybe]] = False
+                continue
+            groups = subset.str.extract_groups(step.pattern)
+            whole = groups.struct.field("1")
+            matched = whole.is_not_null().to_numpy()
+            if not matched.any():
+                continue
+            hit = rows[matched]
+            unresolved[hit] = False
+            prefix_length[hit] = whole.filter(pl.Series(matched)).str.len_chars().to_numpy()
+            picked = pl.Series(matched)
+            for k, (marker, fields) in enumerate(zip(step.markers, step.fields)):
+                branch_rows = groups.struct.field(str(marker)).is_not_null().to_numpy()
+                if not branch_rows.any():
+                    continue
+                b = step.first + k
+                self.branch[rows[branch_rows]] = b
+                columns = self.ident_columns.setdefault(b, [pl.Series([None] * n, dtype=pl.String) for _ in fields])
+                for c, g in enumerate(fields):
+                    columns[c].scatter(rows[branch_rows], groups.struct.field(str(g)).filter(pl.Series(branch_rows)))
+            del picked
+        self.rest_column = body.str.slice(pl.Series(prefix_length)) if prefix_length.any() else body
+        # no identity: an opener no rule completes means no template (lines.FastLineParser)
+        left = np.flatnonzero(unresolved)
+        if left.size and plan.ident_opener is not None:
+            subset = body.gather(left)
+            maybe = subset.str.contains(plan.ident_opener.pattern).fill_null(False).to_numpy()
+            opener = plan.fast.primary.ident_opener
+            for r in left[maybe].tolist():
+                if plan.ident_opener.exact or opener.match(body[r]):
+                    self.branch[r] = -2
+
+    def _python_ident(self, r: int) -> None:
+        fast = self.plan.fast
+        text = self.body[r]
+        m = fast.primary.ident.match(text)
+        if m is None:
+            if fast.primary.ident_opener.match(text):
+                self.branch[r] = -2
+            return
+        marker = m.lastindex or 0  # a match of the alternation always closes a marker group
+        _, numbers = fast._ident_plan[marker]
+        self.branch[r] = _branch_of_marker(self.plan, marker)
+        self.ident_texts[r] = tuple(m.group(k) for k in numbers) if numbers else ()
+        self.rest[r] = text[m.end() :]
+
+    def _templates(self) -> None:
+        pending = np.flatnonzero(self.branch != -2)
+        if not pending.size:
+            return
+        rest = self.rest_column
+        python_rest = {r: t for r, t in enumerate(self.rest) if t is not None}
+        if python_rest:
+            rest = rest.clone().scatter(list(python_rest), pl.Series(list(python_rest.values()), dtype=pl.String))
+        self.rest_column = rest
+        for g, grammar in enumerate(self.plan.grammars):
+            if not pending.size:
+                break
+            subset = rest.gather(pending)
+            found = np.zeros(len(pending), bool)
+            if grammar.candidates is not None:
+                self._word_templates(g, grammar, rest, pending, subset, found)
+            # the generic bucket, for rows no word template can match
+            left = np.flatnonzero(~found)
+            if left.size and grammar.fast.generic is not None:
+                prefixes = grammar.generic_prefixes
+                texts_column = subset.gather(left)
+                if "" in prefixes:
+                    maybe = np.ones(left.size, bool)
+                elif left.size < SMALL:
+                    starts = tuple(set(prefixes))
+                    maybe = np.array([t.startswith(starts) for t in texts_column.to_list()], bool)
+                else:
+                    maybe = np.zeros(left.size, bool)
+                    for p in set(prefixes):
+                        maybe |= texts_column.str.starts_with(p).fill_null(False).to_numpy()
+                bucket = grammar.fast.generic
+                for k, text in zip(left[maybe].tolist(), texts_column.filter(pl.Series(maybe)).to_list()):
+                    m = bucket.regex.match(text)
+                    if m is not None:
+                        rule, roles, numbers = bucket.plan[m.lastindex]  # type: ignore[index]
+                        fields = tuple(m.group(x) for x in numbers) if numbers else ()
+                        self._record_match(self._template_id(g, rule, roles), int(pending[k]), fields)
+                        found[k] = True
+            pending = pending[~found]
+
+    def _word_templates(
+        self, g: int, grammar, rest: pl.Series, pending: np.ndarray, subset: pl.Series, found: np.ndarray
+    ) -> None:
+        """The fast path's word bucket: per row, the first template (in order) that matches. A
+        template is tried only on rows that start with its prefix and pass its column-wise filter;
+        its own Python regex decides and captures the fields."""
+        prefix = subset.str.extract(grammar.candidates, 0)
+        has = prefix.is_not_null().to_numpy()
+        queue: dict[int, list[int]] = {}  # template → positions in ``pending`` still to try it on
+        for k, text in zip(np.flatnonzero(has).tolist(), prefix.filter(pl.Series(has)).to_list()):
+            queue.setdefault(grammar.first_with_prefix[text], []).append(k)
+        while queue:
+            t = min(queue)
+            ks = np.asarray(queue.pop(t))
+            template = grammar.word_templates[t]
+            if len(ks) < SMALL:
+                self._word_template_rows(g, grammar, t, ks, subset, pending, found, queue)
+                continue
+            texts = subset.gather(ks)
+            if template.vector is not None and grammar.later[t]:  # a filter only saves Python tries
+                passes = texts.str.contains(template.vector.pattern).fill_null(False).to_numpy()
+            else:
+                passes = np.ones(len(ks), bool)
+            match = template.regex.match
+            tried = ks[passes]
+            found_matches = [match(text) for text in texts.filter(pl.Series(passes)).to_list()]
+            ok = np.fromiter((m is not None for m in found_matches), bool, len(found_matches))
+            failed = ~passes
+            failed[np.flatnonzero(passes)[~ok]] = True
+            if ok.any():
+                self._found(g, template, pending[tried[ok]], [m.groups() for m in found_matches if m is not None])
+                found[tried[ok]] = True
+            # the rest try the next template of the bucket their message may still match
+            left = ks[failed]
+            if not left.size:
+                continue
+            left_texts = texts.filter(pl.Series(failed))
+            assigned = np.zeros(left.size, bool)
+            for j in grammar.later[t]:
+                starts = (
+                    left_texts.str.starts_with(grammar.word_templates[j].prefix).fill_null(False).to_numpy() & ~assigned
+                )
+                if starts.any():
+                    queue.setdefault(j, []).extend(left[starts].tolist())
+                    assigned |= starts
+                if assigned.all():
+                    break
+
+    def _word_template_rows(self, g: int, grammar, t: int, ks, subset: pl.Series, pending, found, queue) -> None:
+        """``_word_templates`` for a few rows: row by row in Python (cheaper than column calls)."""
+        template = grammar.word_templates[t]
+        texts = subset.gather(ks).to_list()
+        hits, groups = [], []
+        for k, text in zip(ks.tolist(), texts):
+            m = template.regex.match(text)
+            if m is not None:
+                hits.append(k)
+                groups.append(m.groups())
+                continue
+            for j in grammar.later[t]:
+                if text.startswith(grammar.word_templates[j].prefix):
+                    queue.setdefault(j, []).append(k)
+                    break
+        if hits:
+            self._found(g, template, pending[hits], groups)
+            found[hits] = True
+
+    def _found(self, g: int, template, rows: np.ndarray, groups: list[tuple]) -> None:
+        t_id = self._template_id(g, template.rule, template.roles)
+        matched_rows, fields = self.matched.setdefault(t_id, ([], []))
+        matched_rows.extend(rows.tolist())
+        fields.extend(groups)
+        self.template[rows] = t_id
+
+    def field_texts(self, branch: int, template: int, rows: np.ndarray) -> tuple[list[str], list[pl.Series]]:
+        """The fields of rows that share an identity branch and a template: names, one text column
+        per field (null where a row lacks it)."""
+        roles: list[str] = []
+        texts: list[pl.Series] = []
+        if branch >= 0:
+            take = pl.Series(rows)
+            column_wise = self.ident_columns.get(branch)
+            for k, role in enumerate(self.plan.ident[branch].roles):
+                python = (
+                    [self.ident_texts[r][k] if r in self.ident_texts else None for r in rows.tolist()]
+                    if self.ident_texts
+                    else None
+                )
+                if column_wise is not None:
+                    values = column_wise[k].gather(take)
+                    if python is not None and any(v is not None for v in python):
+                        values = values.zip_with(values.is_not_null(), pl.Series(python, dtype=pl.String))
+                else:
+                    values = pl.Series(python or [None] * len(rows), dtype=pl.String)
+                roles.append(role)
+                texts.append(values)
+        if template >= 0:
+            _, template_roles = self.templates[template]
+            if template_roles:
+                all_rows, all_fields = self.matched[template]
+                position = {r: i for i, r in enumerate(all_rows)} if len(all_rows) != len(rows) else None
+                chosen = all_fields if position is None else [all_fields[position[r]] for r in rows.tolist()]
+                if position is None and all_rows != rows.tolist():
+                    order = {r: i for i, r in enumerate(all_rows)}
+                    chosen = [all_fields[order[r]] for r in rows.tolist()]
+                for role, column in zip(template_roles, zip(*chosen)):
+                    roles.append(role)
+                    texts.append(pl.Series(column, dtype=pl.String))
+        return roles, texts
+
+
+def _branch_of_marker(plan: ColumnarPlan, marker: int) -> int:
+    markers = sorted(plan.fast.primary.ident_roles)
+    return markers.index(marker)
+
+
+# ---- rows → Arrow ----------------------------------------------------------------------------------
+
+
+def rows_table(rows: list[list]) -> pa.Table:
+    """Reference rows (lists in EVENT_COLUMNS order) as an Arrow table."""
+    if not rows:
+        return EVENTS_SCHEMA.empty_table()
+    columns = list(zip(*rows))
+    return pa.Table.from_arrays([pa.array(c, f.type) for c, f in zip(columns, EVENT_FIELDS)], schema=EVENTS_SCHEMA)
+
+
+def map_array(attrs: list[tuple[str, pl.Series]], n: int) -> pa.Array:
+    """Per row, the present (key, value) pairs in the given key order; null when none."""
+    if not attrs:
+        return pa.nulls(n, _MAP)
+    keys = [k for k, _ in attrs]
+    present = np.column_stack([s.is_not_null().to_numpy() for _, s in attrs])  # n × k
+    counts = present.sum(axis=1)
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    rows, cols = np.nonzero(present)  # row-major: per row, keys in order
+    values = pa.concat_arrays([s.cast(pl.String).to_arrow().cast(pa.large_string()) for _, s in attrs]).cast(
+        pa.string()
+    )
+    items = values.take(pa.array(cols * n + rows))
+    key_array = pa.array(keys, pa.string()).take(pa.array(cols))
+    mask = pa.array(counts == 0)
+    return pa.MapArray.from_arrays(pa.array(offsets, pa.int32()), key_array, items, type=_MAP, mask=mask)
+
+
+def _append_attr(attrs: pa.Array, key: str, values: pl.Series) -> pa.Array:
+    """``attrs`` with ``key`` added last on the rows where ``values`` is not null."""
+    if values.null_count() == len(values):
+        return attrs
+    rows = attrs.to_pylist()
+    for i, value in enumerate(values.to_list()):
+        if value is not None:
+            rows[i] = [*(rows[i] or []), (key, value)]
+    return pa.array(rows, _MAP)
+
+
+def _table(arrays: dict[str, pa.Array], n: int) -> pa.Table:
+    columns = []
+    for f in EVENT_FIELDS:
+        array = arrays.get(f.name)
+        if array is None:
+            if f.name == "ts_out_of_order":
+                array = pa.array(np.zeros(n, bool))
+            elif f.name == "n_continuation":
+                array = pa.array(np.zeros(n, np.int32))
+            else:
+                array = pa.nulls(n, f.type)
+        elif array.type != f.type:
+            array = array.cast(f.type)
+        columns.append(array)
+    return pa.Table.from_arrays(columns, schema=EVENTS_SCHEMA)

@@ -1,0 +1,278 @@
+"""What the columnar parser runs, generated from the same Lark grammar objects as the fast path.
+
+Per (dialect, layout), built once per process:
+
+* the **header** of the default layout as one column-wise regex (``vector_regex.translate`` of the
+  fast path's own header regex, used only where the translation is exact);
+* the **identity prefixes**, one branch per ``ident`` expansion in grammar order, each with its
+  column-wise translation (exact, or a superset filter that leaves the answer to Python);
+* per grammar (the dialect's, then the all-eras retry), the **templates** in the fast path's
+  order (word buckets, then the generic bucket), each with its **literal prefix** (the text every
+  match starts with, read from the rule's string terminals) and its own Python regex (the same
+  text the fast path's bucket alternation holds for it, alone, anchored at the end).
+
+A literal prefix is a necessary condition, so "the first template in order whose prefix the
+message starts with" is the only one that can be the fast path's answer before it; its own regex
+then confirms it (or the line goes to the fast path itself).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from lark import Lark
+
+from kafka_forensics.core.eras import AUTO
+
+from .fastpath import FastGrammar, _Compiler
+from .fields import FIELDS
+from .grammar_loader import build_lark, templates_for
+from .lines import FastLineParser
+from .vector_regex import VectorRegex, escape, translate
+
+
+@dataclass(frozen=True)
+class IdentBranch:
+    """One ``ident`` expansion: its fields (in group order) and its column-wise translation."""
+
+    roles: tuple[str, ...]
+    vector: VectorRegex | None
+
+
+@dataclass(frozen=True)
+class TemplatePlan:
+    rule: str
+    regex: re.Pattern  # the template alone, as the fast path compiles it, then \Z
+    roles: tuple[str, ...]  # the field of each capture group, in order
+    prefix: str  # every match starts with this text
+    vector: VectorRegex | None  # the regex column-wise (exact, or a superset filter)
+
+
+@dataclass(frozen=True)
+class GrammarPlan:
+    """The templates of one grammar in the order the fast path tries them."""
+
+    fast: FastGrammar
+    word_templates: tuple[TemplatePlan, ...]  # bucket by bucket, each bucket in its own order
+    generic_prefixes: tuple[str, ...]  # literal prefixes of the generic bucket's templates
+    candidates: str | None  # column-wise: ^(?:prefix|prefix|...) over word_templates, in order
+    first_with_prefix: dict[str, int]  # matched prefix text -> index of the first template with it
+    later: tuple[tuple[int, ...], ...]  # per template: the ones after it in its bucket that a
+    # message starting with its prefix may still match (their prefixes are compatible)
+
+
+@dataclass(frozen=True)
+class HeaderPlan:
+    """The record header column-wise: ``line`` says which lines are records; ``before`` reads the
+    parts before the message (anchored at the start), ``after`` the parts after it (at the end).
+    Each is group 1 = its whole text, then one group per header value in pattern order."""
+
+    line: str
+    before: str
+    before_roles: tuple[str, ...]
+    after: str
+    after_roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class IdentAlternation:
+    """Consecutive exact ``ident`` branches as one column-wise alternation: group 1 is the whole
+    prefix; ``markers[k]`` is the (empty) group that says branch ``first + k`` matched and
+    ``fields[k]`` the groups of its fields."""
+
+    pattern: str
+    first: int
+    markers: tuple[int, ...]
+    fields: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class ColumnarPlan:
+    fast: FastLineParser  # the reference classifier (fallback for every line the plan leaves)
+    header: HeaderPlan | None  # None: records are found by the reference, line by line
+    ident: tuple[IdentBranch, ...]
+    ident_steps: tuple[IdentAlternation | int, ...]  # in grammar order; an int: one inexact branch
+    ident_opener: VectorRegex | None
+    grammars: tuple[GrammarPlan, ...]
+
+
+def literal_prefix(lark: Lark, compiler: _Compiler, symbols: list, stack: tuple[str, ...] = ()) -> str:
+    """The text every match of a sequence of grammar symbols starts with."""
+    text = ""
+    for symbol in symbols:
+        if symbol.is_term:
+            pattern = lark.get_terminal(symbol.name).pattern
+            if pattern.type != "str" or pattern.flags:
+                return text
+            text += pattern.value
+            continue
+        if symbol.name in stack:
+            return text
+        expansions = compiler.rules[symbol.name]
+        heads = [literal_prefix(lark, compiler, list(e), stack + (symbol.name,)) for e in expansions]
+        common = _common_prefix(heads)
+        text += common
+        # the sequence goes on only if every expansion was a literal through and through
+        if not all(h == common and _all_literal(lark, compiler, list(e)) for h, e in zip(heads, expansions)):
+            return text
+    return text
+
+
+def _all_literal(lark: Lark, compiler: _Compiler, symbols: list) -> bool:
+    for symbol in symbols:
+        if symbol.is_term:
+            pattern = lark.get_terminal(symbol.name).pattern
+            if pattern.type != "str" or pattern.flags:
+                return False
+        elif symbol.name in FIELDS or not all(
+            _all_literal(lark, compiler, list(e)) for e in compiler.rules[symbol.name]
+        ):
+            return False
+    return True
+
+
+def _common_prefix(texts: list[str]) -> str:
+    if not texts:
+        return ""
+    first, last = min(texts), max(texts)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
+def _template_plans(lark: Lark, rules: list[str]) -> list[TemplatePlan]:
+    compiler = _Compiler(lark)
+    plans = []
+    for rule in rules:
+        roles: list[str] = []
+        text = compiler.rule(rule, roles)
+        expansions = compiler.rules[rule]
+        prefix = _common_prefix([literal_prefix(lark, compiler, list(e), (rule,)) for e in expansions])
+        regex = re.compile("(?:" + text + r")\Z", re.S)
+        plans.append(TemplatePlan(rule, regex, tuple(roles), prefix, translate(regex, anchored=True)))
+    return plans
+
+
+def _grammar_plan(fast: FastGrammar, lark: Lark) -> GrammarPlan:
+    ordered = [t.rule for bucket in fast.buckets.values() for t in bucket.by_marker.values()]
+    generic = [t.rule for t in fast.generic.by_marker.values()] if fast.generic else []
+    plans = _template_plans(lark, ordered)
+    generic_prefixes = tuple(p.prefix for p in _template_plans(lark, generic))
+    first: dict[str, int] = {}
+    for i, plan in enumerate(plans):
+        first.setdefault(plan.prefix, i)
+    bucket_of = {t.rule: word for word, bucket in fast.buckets.items() for t in bucket.by_marker.values()}
+    later = []
+    for i, plan in enumerate(plans):
+        later.append(
+            tuple(
+                j
+                for j in range(i + 1, len(plans))
+                if bucket_of[plans[j].rule] == bucket_of[plan.rule]
+                and (plans[j].prefix.startswith(plan.prefix) or plan.prefix.startswith(plans[j].prefix))
+            )
+        )
+    candidates = None
+    if plans:
+        # longest first among equal starts is not needed: leftmost-first keeps the template order
+        candidates = "^(?:" + "|".join(escape(p.prefix) for p in plans) + ")"
+    return GrammarPlan(fast, tuple(plans), generic_prefixes, candidates, first, tuple(later))
+
+
+def _ident_branches(lark: Lark) -> tuple[tuple[IdentBranch, ...], VectorRegex | None]:
+    compiler = _Compiler(lark)
+    branches = []
+    openers = []
+    for expansion in compiler.rules["ident"]:
+        roles: list[str] = []
+        text = compiler.sequence(expansion, roles, ("ident",))
+        branches.append(IdentBranch(tuple(roles), translate(text, anchored=True)))
+        head = expansion[0]
+        openers.append(compiler.terminal(head.name) if head.is_term else compiler.rule(head.name, []))
+    return tuple(branches), translate("(?:" + "|".join(openers) + ")", anchored=True)
+
+
+def _header_plan(header: re.Pattern) -> HeaderPlan | None:
+    """Split the fast path's header regex (no tooling prefix) around its ``body`` group. Reading the
+    parts apart gives the same values as the whole regex when the part after the message can
+    start at one place only: its first character appears nowhere else in it."""
+    whole = translate(header, anchored=True)
+    text = header.pattern
+    body = "(?P<body>.*)"
+    if whole is None or not whole.exact or text.count(body) != 1:
+        return None
+    before_text, after_text = text.split(body)
+    before = translate(before_text, anchored=True)
+    after = translate(after_text)
+    if before is None or after is None or not (before.exact and after.exact):
+        return None
+    if not _starts_uniquely(after_text):
+        return None
+    names = {v: k for k, v in header.groupindex.items()}
+    before_roles = tuple(
+        names[i]
+        for i in range(1, header.groups + 1)
+        if names.get(i) and header.pattern.index(f"(?P<{names[i]}>") < header.pattern.index(body)
+    )
+    after_roles = tuple(
+        names[i]
+        for i in range(1, header.groups + 1)
+        if names.get(i) and header.pattern.index(f"(?P<{names[i]}>") > header.pattern.index(body)
+    )
+    return HeaderPlan(whole.pattern, "(" + before.pattern + ")", before_roles, "(" + after.pattern + ")", after_roles)
+
+
+def _starts_uniquely(pattern: str) -> bool:
+    from .vector_regex import first_char_elsewhere
+
+    return not first_char_elsewhere(pattern)
+
+
+def _ident_steps(branches: tuple[IdentBranch, ...]) -> tuple[IdentAlternation | int, ...]:
+    steps: list[IdentAlternation | int] = []
+    run: list[int] = []
+
+    def flush() -> None:
+        if not run:
+            return
+        parts, markers, fields = [], [], []
+        group = 1  # group 1: the whole prefix
+        for b in run:
+            width = len(branches[b].roles)
+            fields.append(tuple(range(group + 1, group + 1 + width)))
+            group += width + 1
+            markers.append(group)
+            parts.append(branches[b].vector.pattern.removeprefix("^") + "()")  # type: ignore[union-attr]
+        steps.append(IdentAlternation("^((?:" + "|".join(parts) + "))", run[0], tuple(markers), tuple(fields)))
+        run.clear()
+
+    for b, branch in enumerate(branches):
+        if branch.vector is not None and branch.vector.exact:
+            run.append(b)
+        else:
+            flush()
+            steps.append(b)
+    flush()
+    return tuple(steps)
+
+
+@functools.lru_cache(maxsize=32)
+def columnar_plan(dialect: str, layout: str | None) -> ColumnarPlan:
+    """The plan for one (dialect, layout); the fast path's own objects are shared, not rebuilt."""
+    from .records import line_parser  # records imports this module's users; built lazily
+
+    fast: FastLineParser = line_parser(dialect, layout, False)
+    # the expansion without a tooling prefix (the fast path tries it first)
+    header = _header_plan(fast.primary.headers[0])
+    record = build_lark(dialect, layout, "record")
+    grammars = [_grammar_plan(fast.grammars[0], record)]
+    if len(fast.grammars) > 1:
+        grammars.append(_grammar_plan(fast.grammars[1], build_lark(AUTO, layout, "record")))
+    ident, opener = _ident_branches(record)
+    return ColumnarPlan(fast, header, ident, _ident_steps(ident), opener, tuple(grammars))
+
+
+__all__ = ["ColumnarPlan", "GrammarPlan", "IdentBranch", "TemplatePlan", "columnar_plan", "templates_for"]

@@ -1,0 +1,152 @@
+"""Bytes of whole lines → one column of line texts, the reader's per-line semantics column-wise.
+
+``reader.py`` is the reference (its module docstring lists the seven per-line steps). Here the
+common case is done for all lines at once: newline offsets from numpy, one trailing ``\\r``
+removed, and the texts become one Arrow string column over a copy of the bytes without the line
+ends (no Python string per line). Only the lines that need a per-line decision go through the
+reference's own ``_line``: a line over the size limit, invalid UTF-8, a byte-order mark at the
+start, or any control character (which includes ESC, so every ANSI escape). Their results
+replace those lines, so every line is exactly what ``read_lines`` makes of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from .reader import Line, _line
+
+
+@dataclass
+class LineBlock:
+    """Consecutive lines of one file. ``text`` is null where the reader could not read the line
+    (``problems`` says why); ``bom``/``ansi``/``control`` are the repairs of steps 5-7."""
+
+    text: pl.Series
+    line_no: np.ndarray  # int64
+    crlf: np.ndarray  # bool
+    bom: np.ndarray  # bool
+    ansi: np.ndarray  # int64
+    control: np.ndarray  # int64
+    problems: dict[int, tuple[str, str]] = field(default_factory=dict)  # index -> (problem, raw)
+    _texts: list | None = None
+
+    def __len__(self) -> int:
+        return len(self.line_no)
+
+    @property
+    def repaired(self) -> bool:
+        return bool(self.bom.any() or self.ansi.any() or self.control.any())
+
+    def texts(self) -> list:
+        """The texts as Python strings (None for unreadable lines), made once on demand."""
+        if self._texts is None:
+            self._texts = self.text.to_list()
+        return self._texts
+
+    def line(self, i: int) -> Line:
+        """Line ``i`` as the reference reader makes it."""
+        problem = self.problems.get(i)
+        if problem is not None:
+            return Line(int(self.line_no[i]), None, bool(self.crlf[i]), problem[0], problem[1])
+        return Line(
+            int(self.line_no[i]),
+            self.texts()[i],
+            bool(self.crlf[i]),
+            bom=bool(self.bom[i]),
+            ansi=int(self.ansi[i]),
+            control=int(self.control[i]),
+        )
+
+
+def line_bounds(buf: np.ndarray, final: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(start, end) byte offsets of each line, ends excluding ``\\n``. Without ``final`` the bytes
+    after the last ``\\n`` are not a line yet (the caller reads on); with it they are the last line."""
+    newlines = np.flatnonzero(buf == 10)
+    starts = np.empty(len(newlines) + 1, np.int64)
+    starts[0] = 0
+    starts[1:] = newlines + 1
+    ends = np.empty(len(newlines) + 1, np.int64)
+    ends[:-1] = newlines
+    ends[-1] = len(buf)
+    if not final or starts[-1] == len(buf):  # nothing after the last newline
+        starts, ends = starts[:-1], ends[:-1]
+    return starts, ends
+
+
+_ALLOWED = bytes([9, 10, 13, *range(32, 127), *range(128, 256)])  # everything but control characters
+_CONTROL = "[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]"  # reader._CONTROL, column-wise
+
+
+def read_block(data: bytes, first_line_no: int, max_line_bytes: int, final: bool = True) -> LineBlock:
+    """Lines of ``data`` (whole lines; see ``line_bounds``), numbered from ``first_line_no``."""
+    buf = np.frombuffer(data, np.uint8)
+    starts, ends = line_bounds(buf, final)
+    n = len(starts)
+    undecodable = np.zeros(n, bool)
+    if not _valid_utf8(data):
+        high = np.unique(np.searchsorted(starts, np.flatnonzero(buf >= 128), "right") - 1)
+        undecodable[high] = ~_decodable(data, starts[high], ends[high])
+        if undecodable.any():  # blank them out (same length) so the column is valid UTF-8
+            patched = bytearray(data)
+            for i in np.flatnonzero(undecodable).tolist():
+                patched[starts[i] : ends[i]] = b" " * int(ends[i] - starts[i])
+            data = bytes(patched)
+    # each line with its newline; the newline and then one \r are cut column-wise
+    offsets = np.empty(n + 1, np.int64)
+    offsets[:n] = starts
+    offsets[n] = min(ends[-1] + 1, len(buf)) if n else 0
+    array = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data)])
+    text = pl.Series("text", array).str.strip_suffix("\n")
+    crlf_column = text.str.ends_with("\r")
+    text = text.str.strip_suffix("\r")
+    # the lines the reference reader must decide one by one
+    care = undecodable | (text.str.len_bytes() > max_line_bytes).to_numpy()
+    if data.translate(None, _ALLOWED):
+        care |= text.str.contains(_CONTROL).to_numpy()
+    if n and (buf[starts] == 0xEF).any():
+        care |= text.str.starts_with("\ufeff").to_numpy()
+    line_no = np.arange(first_line_no, first_line_no + n, dtype=np.int64)
+    block = LineBlock(
+        text=text,
+        line_no=line_no,
+        crlf=crlf_column.to_numpy().copy(),
+        bom=np.zeros(n, bool),
+        ansi=np.zeros(n, np.int64),
+        control=np.zeros(n, np.int64),
+    )
+    careful = np.flatnonzero(care)
+    if careful.size:
+        original = bytes(buf) if undecodable.any() else data
+        values = []
+        for i in careful.tolist():
+            line = _line(int(line_no[i]), original[starts[i] : ends[i]], max_line_bytes)
+            values.append(line.text)
+            if line.text is None:
+                block.problems[i] = (line.problem or "", line.raw or "")
+            block.crlf[i], block.bom[i], block.ansi[i], block.control[i] = line.crlf, line.bom, line.ansi, line.control
+        block.text = block.text.scatter(careful, pl.Series(values, dtype=pl.String))
+    return block
+
+
+def _valid_utf8(data: bytes) -> bool:
+    offsets = np.array([0, len(data)], np.int64).tobytes()
+    whole = pa.Array.from_buffers(pa.large_string(), 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    try:
+        whole.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _decodable(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    ok = np.ones(len(starts), bool)
+    for k, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
+        try:
+            data[s:e].decode("utf-8")
+        except UnicodeDecodeError:
+            ok[k] = False
+    return ok

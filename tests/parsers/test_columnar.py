@@ -1,0 +1,117 @@
+"""The columnar parse (parsers/columnar.py) gives exactly parse_file's rows: every column of every
+row, the quarantine rows and the file summary, on every corpus we have.
+
+Corpora: every file of ../shared/real-logs, of sample_logs/ (the bundled incident, the simulator's
+samples and, once recorded, the lab's real-* incidents), a generated busy 2.4 TRACE log
+(bench/generate.py), simulator runs of every scenario on every release, and one file of all the
+differential test's lines and mutations. The oracle is parse_file on the fast path (itself equal to
+plain Lark line by line, test_differential.py) and, on the real and bundled logs, parse_file on
+plain Lark itself.
+
+The columnar parse hands some rows to the reference code on purpose (rare shapes, small groups):
+the tests force the column-wise code onto every row it can take (``all_columnar``), run it with
+its defaults, and in small blocks, so both paths and the block boundaries are compared.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from kafka_forensics.core.tables import EVENTS_SCHEMA
+from kafka_forensics.parsers import columnar, columnar_fields
+from kafka_forensics.parsers.columnar import parse_file_columnar
+from kafka_forensics.parsers.records import ParseOptions, parse_file
+from tests.parsers.test_differential import CORPUS, MUTATED
+from tests.support.paths import REAL_LOGS, REPO, SAMPLES
+from tests.support.simulator import CASES, case_id, simulated
+
+sys.path.insert(0, str(REPO / "bench"))
+from generate import generate_lines
+
+
+@pytest.fixture(params=["defaults", "all_columnar", "small_blocks"])
+def mode(request, monkeypatch):
+    """Strict (an error is raised, not hidden by the block fallback), in three settings."""
+    monkeypatch.setattr(columnar, "STRICT", True)
+    if request.param == "all_columnar":
+        monkeypatch.setattr(columnar, "SMALL_GROUP", 1)
+        monkeypatch.setattr(columnar, "SMALL", 0)
+    if request.param == "small_blocks":
+        monkeypatch.setattr(columnar, "BLOCK_BYTES", 4096)
+    return request.param
+
+
+def _rows(result_rows: list[list]) -> list[dict]:
+    if not result_rows:
+        return []
+    columns = list(zip(*result_rows))
+    table = pa.Table.from_arrays([pa.array(c, f.type) for c, f in zip(columns, EVENTS_SCHEMA)], schema=EVENTS_SCHEMA)
+    return table.to_pylist()
+
+
+def assert_same(data: bytes, name: str, options: ParseOptions | None = None, lark: bool = False) -> None:
+    options = options or ParseOptions()
+    got = parse_file_columnar(data, name, options)
+    oracles = [parse_file(data, name, options)]
+    if lark:
+        oracles.append(parse_file(data, name, ParseOptions(**{**options.__dict__, "use_lark": True})))
+    ours = got.events.to_pylist()
+    for want in oracles:
+        theirs = _rows(want.rows)
+        assert len(ours) == len(theirs), name
+        for a, b in zip(ours, theirs):
+            assert a == b, (name, a["line_no"], {k: (a[k], b[k]) for k in a if a[k] != b[k]})
+        assert got.quarantine == want.quarantine, name
+        assert got.summary == want.summary, name
+
+
+def _files() -> list[Path]:
+    return sorted(REAL_LOGS.glob("*.log")) + sorted(SAMPLES.rglob("*.log"))
+
+
+def test_every_real_and_bundled_log_against_parse_file_and_plain_lark(mode):
+    files = _files()
+    assert len(files) > 100
+    for path in files:
+        assert_same(path.read_bytes(), str(path.relative_to(REPO.parent)), lark=mode == "all_columnar")
+
+
+def test_the_generated_busy_log(mode):
+    data = ("\n".join(generate_lines(30_000)) + "\n").encode()
+    assert_same(data, "broker-1/state-change.log", ParseOptions(kafka_version="2.4"))
+    assert_same(data, "state-change.log")  # dialect detected, no broker in the path: the owner fills
+
+
+def test_every_line_and_mutation_of_the_differential_test_as_one_file(mode):
+    data = ("\n".join(CORPUS + MUTATED) + "\n").encode()
+    assert_same(data, "mixed/controller.log")
+    assert_same(data.replace(b"\n", b"\r\n"), "mixed/controller.log")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+def test_every_simulated_scenario(case, monkeypatch):
+    monkeypatch.setattr(columnar, "STRICT", True)
+    monkeypatch.setattr(columnar, "SMALL_GROUP", 1)
+    result = simulated(*case)
+    for name in result.files:
+        assert_same((Path(result.out_dir) / name).read_bytes(), name)
+
+
+def test_the_comparison_can_fail(monkeypatch):
+    """A column-wise converter that reads a field wrong is caught."""
+    wrong = columnar_fields._topic_partition
+
+    def off_by_one(texts):
+        out = wrong(texts)
+        out.columns["partition"] = out.columns["partition"] + 1
+        return out
+
+    monkeypatch.setitem(columnar_fields._BY_FUNCTION, columnar_fields.F._topic_partition, off_by_one)
+    monkeypatch.setattr(columnar, "SMALL_GROUP", 1)
+    data = ("\n".join(generate_lines(2_000)) + "\n").encode()
+    with pytest.raises(AssertionError):
+        assert_same(data, "broker-1/state-change.log", ParseOptions(kafka_version="2.4"))
