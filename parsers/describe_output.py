@@ -45,6 +45,8 @@ _LISTS = {
     "Removing Replicas": "removing_replicas",
 }
 
+_TOPIC_FIELDS = ("Topic", "TopicId", "PartitionCount", "ReplicationFactor", "Configs", "MarkedForDeletion")
+
 
 @dataclass(frozen=True)
 class DescribedPartition:
@@ -59,7 +61,8 @@ class DescribedPartition:
     adding_replicas: tuple[int, ...] = ()
     removing_replicas: tuple[int, ...] = ()
     marked_for_deletion: bool = False
-    other: tuple[tuple[str, str], ...] = ()
+    other: tuple[tuple[str, str], ...] = ()  # fields this module does not know, as printed
+    printed: tuple[str, ...] = ()  # the list fields the line printed (``_LISTS`` names), in order
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,9 @@ class DescribedTopic:
     topic_id: Optional[str] = None
     partition_count: Optional[int] = None
     replication_factor: Optional[int] = None
-    configs: tuple[tuple[str, str], ...] = ()
+    configs: Optional[tuple[tuple[str, str], ...]] = None  # None: no ``Configs:`` field printed
     marked_for_deletion: bool = False
+    other: tuple[tuple[str, str], ...] = ()  # fields this module does not know, as printed
 
 
 @dataclass(frozen=True)
@@ -164,6 +168,7 @@ def parse_describe(text: str, source: str) -> Snapshot:
                     removing_replicas=lists.get("removing_replicas") or (),
                     marked_for_deletion=values.get("MarkedForDeletion", "").lower() == "true",
                     other=extra,
+                    printed=tuple(lists),
                 )
             )
         elif "PartitionCount" in values:
@@ -175,8 +180,9 @@ def parse_describe(text: str, source: str) -> Snapshot:
                     topic_id=values.get("TopicId") or None,
                     partition_count=int(count) if count.isdigit() else None,
                     replication_factor=int(factor) if factor.isdigit() else None,
-                    configs=_configs(values.get("Configs", "")),
+                    configs=_configs(values["Configs"]) if "Configs" in values else None,
                     marked_for_deletion=values.get("MarkedForDeletion", "").lower() == "true",
+                    other=tuple((k, v) for k, v in fields if k not in _TOPIC_FIELDS),
                 )
             )
         else:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from kafka_forensics.parsers.describe_output import DescribedPartition, Snapshot
 from kafka_forensics.statemachines.states import PartitionState as P
@@ -81,7 +81,7 @@ def compare_partition(
     s: SnapshotAt, d: DescribedPartition, rows: Sequence[dict], lag: timedelta, skew: timedelta, cluster: str = ""
 ) -> Optional[Finding]:
     """One described partition against its effective timeline rows (``impact.effective_rows``) around T."""
-    where = dict(cluster=cluster, topic=d.topic, partition=d.partition, ts=s.at)
+    where: dict[str, Any] = dict(cluster=cluster, topic=d.topic, partition=d.partition, ts=s.at)
     ref = s.snapshot.ref(d.line_no)
     when = f"kafka-topics --describe at {format_ts(s.at)} ({s.at_source})"
     rows = [r for r in rows if r["ts_start"] is not None and r["ts_start"] <= s.at + skew]
