@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from .common import debug_option, make_console, run_guarded
 from .options import filter_options, input_options, parse_conf, parse_options_from
-from .replay import _print_finding, replay_options
+from .replay import _print_finding, evidence_options, evidence_replay_options, replay_options
 
 console = make_console()
 _SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
@@ -87,6 +87,7 @@ class _StageProgress:
 @filter_options
 @input_options
 @replay_options
+@evidence_options
 @click.option("--show", default=5, show_default=True, metavar="N", help="Print the N most severe findings.")
 @debug_option
 def analyze(
@@ -107,6 +108,9 @@ def analyze(
     cluster_from_path,
     clock_skew,
     use_lark,
+    min_isr,
+    describe_files,
+    describe_at,
     show,
     debug,
 ):
@@ -124,6 +128,8 @@ def analyze(
     """
 
     def action():
+        import dataclasses
+
         from kafka_forensics.jobs.analyze_job import run_analyze
         from kafka_forensics.jobs.check_job import load_check_config
         from kafka_forensics.jobs.filters import event_filter_from
@@ -145,6 +151,9 @@ def analyze(
             + (f" [dim]({escape(flt.describe())})[/dim]" if flt.active else "")
         )
         spark = build_session(master, parse_conf(conf))
+        ropts = dataclasses.replace(
+            ropts, **evidence_replay_options(spark, min_isr, describe_files, describe_at, timezone)
+        )
         progress = _StageProgress(spark, console)
         try:
             result = run_analyze(
@@ -163,6 +172,25 @@ def _ts(value) -> str:
     return "?" if value is None else value.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def print_impact(impact: dict) -> None:
+    """The impact totals per cluster and kind (replay_summary.json's ``impact``): partitions, episodes (open
+    ones still held when the logs end, counted to the last line), seconds in all and the longest episode."""
+    from kafka_forensics.replay.impact import KINDS
+
+    if not any(impact.values()):
+        console.print("impact      no partition unavailable, under-replicated or under min ISR in these logs")
+        return
+    for cluster in sorted(impact):
+        label = f" (cluster {escape(cluster)})" if cluster else ""
+        for kind in (k for k in KINDS if k in impact[cluster]):
+            t = impact[cluster][kind]
+            still = f", {t['open_episodes']} open at the end of the logs" if t["open_episodes"] else ""
+            console.print(
+                f"impact      {kind}{label}: {t['partitions']:,} partition(s), {t['episodes']:,} episode(s){still}; "
+                f"{t['seconds']:,.1f} s in all, longest {t['longest_seconds']:,.1f} s ({escape(t['longest'])})"
+            )
+
+
 def print_summary(result) -> None:
     first, last = result.window
     console.print(f"window      {_ts(first)} → {_ts(last)}")
@@ -179,6 +207,7 @@ def print_summary(result) -> None:
         )
     if not result.controllers:
         console.print("controllers none seen in these logs")
+    print_impact(getattr(result.replay, "impact", None) or {})
     sev = ", ".join(f"[{_SEVERITY_STYLE[s]}]{n:,} {s}[/{_SEVERITY_STYLE[s]}]" for s, n in result.by_severity.items())
     console.print(f"findings    {sum(result.by_severity.values()):,} episode(s)" + (f" ({sev})" if sev else ""))
     for f in result.top_findings:
