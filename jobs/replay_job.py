@@ -46,7 +46,7 @@ from kafka_forensics.replay.cluster import (
     ClusterContext,
     build_cluster_context,
 )
-from kafka_forensics.replay.final_state import SnapshotAt
+from kafka_forensics.replay.final_state import DESCRIBE_LAG_SECONDS, SnapshotAt
 from kafka_forensics.replay.findings import SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED, PARTITION_TEXT
@@ -124,7 +124,7 @@ class ReplayOptions:
     event_filter: Optional[EventFilter] = None  # --topic/--partitions/--start-time/--end-time (jobs.filters)
     min_isr: MinIsrOption = field(default_factory=MinIsrOption)  # --min-isr N / TOPIC=N (impact)
     snapshots: tuple[SnapshotAt, ...] = ()  # --describe FILE [--describe-at T]: the final-state oracle
-    describe_lag_seconds: float = 5.0  # how far a snapshot's metadata cache may trail the logs
+    describe_lag_seconds: float = DESCRIBE_LAG_SECONDS
 
 
 @dataclass

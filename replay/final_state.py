@@ -34,6 +34,10 @@ from kafka_forensics.statemachines.states import PartitionState as P
 from .findings import INFO, WARNING, Finding, fmt_ints, format_ts
 
 RULE = "final_state_mismatch"
+# How far a snapshot's metadata cache may trail the logs: before AlterIsr (2.7) a leader's ISR change reaches the
+# controller, and so the brokers' caches, once no change came for 5 s, checked every 2.5 s
+# (K:server/ReplicaManager.scala@2.4.1:149,294-299,328): up to 7.5 s, plus the controller's UpdateMetadata.
+DESCRIBE_LAG_SECONDS = 8.0
 MAX_NAMED_TOPICS = 20  # topics named in the one "not in the snapshot" finding; the count says the rest
 GONE = frozenset({P.NonExistentPartition.value})
 
@@ -124,12 +128,13 @@ def compare_partition(
 
 
 def absent_topic(s: SnapshotAt, topic: str, line_no: int, partitions: int, cluster: str = "") -> Finding:
-    """A topic of the snapshot that no line of the logs mentions."""
+    """A topic of the snapshot that no line of the logs mentions up to the snapshot's time."""
     return Finding.make(
         RULE,
         INFO,
         f"kafka-topics --describe at {format_ts(s.at)} ({s.at_source}) shows topic {topic} ({partitions} "
-        f"partition(s)); no line of the logs mentions it: the logs are incomplete",
+        f"partition(s)); the logs say nothing about it until then: the logs are incomplete (they start later, or its "
+        f"brokers' files are missing)",
         [s.snapshot.ref(line_no)],
         kind="absent_from_logs",
         cluster=cluster,
@@ -297,6 +302,7 @@ def snapshot_inputs(partition_rows: Iterable[dict], s: SnapshotAt, lag: timedelt
 
 
 __all__ = [
+    "DESCRIBE_LAG_SECONDS",
     "RULE",
     "SnapshotAt",
     "compare_partition",
