@@ -111,7 +111,7 @@ def test_a_partition_the_snapshot_lacks_and_a_topic_the_logs_lack():
 
 
 def test_a_snapshot_before_the_logs_begin_says_the_logs_are_incomplete():
-    path, file, text, at = _end("real-3.9-zk-controller-kill")
+    path, file, text, _ = _end("real-3.9-zk-controller-kill")
     before = replayed(path).replay.partition_intervals[0]["ts_start"] - dt.timedelta(hours=1)
     found = oracle(path, text, file, before)
     assert found and {(f.kind, f.severity) for f in found} == {("absent_from_logs", INFO)}
