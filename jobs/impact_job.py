@@ -26,6 +26,7 @@ from kafka_forensics.replay.impact import (
     CONFIG_DUMP_RX,
     CONFIG_DUMP_START,
     CREATED_LOG_RX,
+    DEFAULT_SESSION_TIMEOUT_MS,
     DELETION,
     DELETION_COMPLETED,
     DETECTION,
@@ -494,12 +495,9 @@ def _leader_lost(timeline: DataFrame, brokers: DataFrame, cluster_events: DataFr
     lost = first.join(seen, [*_KEY, "d_broker", "died", "d_ref"]).join(
         F.broadcast(timeouts), F.col("cluster") == F.col("s_cluster"), "left"
     )
-    by_timeout = F.col("died") - F.make_dt_interval(secs=F.col("s_ms") / F.lit(1000.0))
-    start = F.greatest(
-        F.col("seen.ts"),
-        F.coalesce(F.col("led_from"), F.col("seen.ts")),
-        F.coalesce(by_timeout, F.col("seen.ts")),
-    )
+    timeout_ms = F.coalesce(F.col("s_ms"), F.lit(DEFAULT_SESSION_TIMEOUT_MS))
+    by_timeout = F.col("died") - F.make_dt_interval(secs=timeout_ms / F.lit(1000.0))
+    start = F.greatest(F.col("seen.ts"), F.coalesce(F.col("led_from"), F.col("seen.ts")), by_timeout)
     seconds = F.round(F.greatest((F.unix_micros(F.col("died")) - F.unix_micros(start)) / F.lit(1e6), F.lit(0.0)), 3)
     order = Window.partitionBy(*_KEY).orderBy("died", "d_broker", "d_ref")
     return (

@@ -41,7 +41,8 @@ UNAVAILABLE, UNDER_REPLICATED, UNDER_MIN_ISR = "unavailable", "under_replicated"
 LEADER_LOST = "leader_lost"
 KINDS: dict[str, str] = {
     LEADER_LOST: "the leader's broker had stopped but was not yet declared dead or fenced: from the session timeout "
-    "before its logged death (or its last logged line, if later) to that death",
+    "before its logged death (the config dump's, else Kafka's largest default, 18 s; or its last logged line, if "
+    "later) to that death",
     UNAVAILABLE: "no leader, or a leader on a broker that is not alive (kafka-topics --unavailable-partitions)",
     UNDER_REPLICATED: "fewer in-sync replicas than replicas (kafka-topics --under-replicated-partitions)",
     UNDER_MIN_ISR: "no leader, or fewer in-sync replicas than min.insync.replicas: acks=all writes fail "
@@ -78,6 +79,11 @@ CONFIG_DUMP_RX = r"^\s*min\.insync\.replicas = (\d+)\s*$"
 ZK_SESSION_RX = r"^\s*zookeeper\.session\.timeout\.ms = (\d+)\s*$"
 KRAFT_SESSION_RX = r"^\s*broker\.session\.timeout\.ms = (\d+)\s*$"
 KRAFT_ROLES_RX = r"^\s*process\.roles = \[?\s*\w"
+# Without a config dump, the largest session timeout Kafka ships with bounds leader_lost: zookeeper.session.timeout.ms
+# 6000 up to 2.4, 18000 from 2.5 (KIP-537; K:server/KafkaConfig.scala@2.4.1:49, @2.5.0:51), KRaft's
+# broker.session.timeout.ms 9000 (server/.../config/KRaftConfigs.java@3.9.0-rc3:52). A broker quiet for longer
+# before it died is not counted as lost longer than that (a lower bound when a larger timeout was configured).
+DEFAULT_SESSION_TIMEOUT_MS = 18000
 
 # Priority of the sources (lower wins): the option, the partition's own log config, the topic's and the
 # cluster's dynamic config (KRaft), the brokers' static config.
@@ -478,6 +484,8 @@ def _leader_lost(where: dict, rows: Sequence[dict], facts: ClusterFacts) -> list
         if facts.session_timeout is not None:
             bounds.append(died - timedelta(milliseconds=facts.session_timeout[0]))
             refs.append(facts.session_timeout[1])
+        else:
+            bounds.append(died - timedelta(milliseconds=DEFAULT_SESSION_TIMEOUT_MS))
         start = max(bounds)
         if start >= died:
             continue
