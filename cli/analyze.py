@@ -12,7 +12,7 @@ from .common import debug_option, make_console, run_guarded
 from .listings import findings_listing
 from .options import filter_options, input_options, parse_conf, parse_options_from
 from .output import emit, format_option, is_machine, resolve_format
-from .replay import replay_options
+from .replay import evidence_options, evidence_replay_options, replay_options
 
 console = make_console()
 _SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "dim"}
@@ -89,6 +89,7 @@ class _StageProgress:
 @filter_options
 @input_options
 @replay_options
+@evidence_options
 @click.option("--show", default=5, show_default=True, metavar="N", help="Print the N most severe findings.")
 @format_option
 @debug_option
@@ -110,6 +111,9 @@ def analyze(
     cluster_from_path,
     clock_skew,
     use_lark,
+    min_isr,
+    describe_files,
+    describe_at,
     show,
     output_format,
     debug,
@@ -132,6 +136,8 @@ def analyze(
     out = make_console(stderr=True) if is_machine(fmt) else console
 
     def action():
+        import dataclasses
+
         from kafka_forensics.jobs.analyze_job import run_analyze
         from kafka_forensics.jobs.check_job import load_check_config
         from kafka_forensics.jobs.filters import event_filter_from
@@ -156,6 +162,9 @@ def analyze(
         warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
         spark = build_session(master, parse_conf(conf), inputs=inputs)
         warming.join()
+        ropts = dataclasses.replace(
+            ropts, **evidence_replay_options(spark, min_isr, describe_files, describe_at, timezone)
+        )
         progress = _StageProgress(spark, out)
         try:
             result = run_analyze(
@@ -174,6 +183,25 @@ def _ts(value) -> str:
     return "?" if value is None else value.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def print_impact(impact: dict, console: Console = console) -> None:
+    """The impact totals per cluster and kind (replay_summary.json's ``impact``): partitions, episodes (open
+    ones still held when the logs end, counted to the last line), seconds in all and the longest episode."""
+    from kafka_forensics.replay.impact import KINDS
+
+    if not any(impact.values()):
+        console.print("impact      no partition unavailable, under-replicated or under min ISR in these logs")
+        return
+    for cluster in sorted(impact):
+        label = f" (cluster {escape(cluster)})" if cluster else ""
+        for kind in (k for k in KINDS if k in impact[cluster]):
+            t = impact[cluster][kind]
+            still = f", {t['open_episodes']} open at the end of the logs" if t["open_episodes"] else ""
+            console.print(
+                f"impact      {kind}{label}: {t['partitions']:,} partition(s), {t['episodes']:,} episode(s){still}; "
+                f"{t['seconds']:,.1f} s in all, longest {t['longest_seconds']:,.1f} s ({escape(t['longest'])})"
+            )
+
+
 def print_summary(result, console: Console = console, output_format: str = "table") -> None:
     first, last = result.window
     console.print(f"window      {_ts(first)} → {_ts(last)}")
@@ -190,6 +218,7 @@ def print_summary(result, console: Console = console, output_format: str = "tabl
         )
     if not result.controllers:
         console.print("controllers none seen in these logs")
+    print_impact(getattr(result.replay, "impact", None) or {}, console)
     sev = ", ".join(f"[{_SEVERITY_STYLE[s]}]{n:,} {s}[/{_SEVERITY_STYLE[s]}]" for s, n in result.by_severity.items())
     console.print(f"findings    {sum(result.by_severity.values()):,} episode(s)" + (f" ({sev})" if sev else ""))
     if result.top_findings:

@@ -45,6 +45,57 @@ def replay_options(func: Callable) -> Callable:
     return functools.reduce(lambda f, d: d(f), reversed(decorators), func)
 
 
+def evidence_options(func: Callable) -> Callable:
+    """--min-isr, --describe, --describe-at: what the operator knows besides the logs (impact, final-state oracle)."""
+    decorators = [
+        click.option(
+            "--min-isr",
+            "min_isr",
+            multiple=True,
+            metavar="N|TOPIC=N",
+            help="min.insync.replicas for the impact table's under_min_isr episodes, for every topic (N) or one "
+            "(TOPIC=N), repeatable; overrides what the logs state (broker config dump, 'Created log' lines).",
+        ),
+        click.option(
+            "--describe",
+            "describe_files",
+            multiple=True,
+            metavar="FILE",
+            help="Output of 'kafka-topics --describe' (and/or 'kafka-metadata-quorum describe --status') taken "
+            "during the incident, repeatable: compared with the replayed state at its time "
+            "(final_state_mismatch findings).",
+        ),
+        click.option(
+            "--describe-at",
+            "describe_at",
+            multiple=True,
+            metavar="TIME",
+            help="When each --describe FILE was taken, in order, in --timezone (e.g. '2024-03-04 10:06:00,000'); "
+            "default: the file's modification time.",
+        ),
+    ]
+    return functools.reduce(lambda f, d: d(f), reversed(decorators), func)
+
+
+def evidence_replay_options(spark, min_isr, describe_files, describe_at, timezone) -> dict:
+    """The ReplayOptions fields of ``evidence_options`` (the snapshots are read with Spark, any path it reads)."""
+    from kafka_forensics.core.errors import UsageError
+    from kafka_forensics.jobs.final_state_job import read_snapshot
+    from kafka_forensics.jobs.impact_job import MinIsrOption
+    from kafka_forensics.replay.impact import parse_min_isr_option
+
+    try:
+        default, topics = parse_min_isr_option(min_isr)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    if len(describe_at) > len(describe_files):
+        raise UsageError(f"{len(describe_at)} --describe-at for {len(describe_files)} --describe FILE")
+    times = [parse_instant(t, timezone, "--describe-at") for t in describe_at]
+    times += [None] * (len(describe_files) - len(times))
+    snapshots = tuple(read_snapshot(spark, path, at) for path, at in zip(describe_files, times))
+    return {"min_isr": MinIsrOption(default, topics), "snapshots": snapshots}
+
+
 def _options(kafka_version, cluster_from_path, clock_skew, topic=None, partition=None):
     from kafka_forensics.jobs.replay_job import ReplayOptions, validate_options
 
@@ -65,6 +116,7 @@ def _options(kafka_version, cluster_from_path, clock_skew, topic=None, partition
 @filter_options
 @input_options
 @replay_options
+@evidence_options
 @click.option("--show", default=20, show_default=True, metavar="N", help="Print the N most severe findings.")
 @format_option
 @debug_option
@@ -84,6 +136,9 @@ def replay(
     cluster_from_path,
     clock_skew,
     use_lark,
+    min_isr,
+    describe_files,
+    describe_at,
     show,
     output_format,
     debug,
@@ -119,6 +174,9 @@ def replay(
         ropts = dataclasses.replace(ropts, event_filter=flt if flt.active else None)
         out.print(f"[bold]kafka-forensics replay[/bold]: starting Spark ({master or 'local[*]'})")
         spark = build_session(master, parse_conf(conf))
+        ropts = dataclasses.replace(
+            ropts, **evidence_replay_options(spark, min_isr, describe_files, describe_at, timezone)
+        )
         parsed, summary = run_replay(spark, list(inputs), out_dir, options, ropts)
         out.print(
             f"lines read {parsed.lines_read:,} = records {parsed.records:,} + continuation lines "
@@ -269,7 +327,7 @@ def describe(
     run_guarded(debug, action)
 
 
-def parse_instant(text: str, timezone: str = "UTC"):
+def parse_instant(text: str, timezone: str = "UTC", option: str = "--at"):
     """``2021-03-04 10:15:23,456`` (log4j), ``…23.456``, ``2021-03-04T10:15:23Z``… -> aware UTC datetime."""
     import datetime as dt
     import zoneinfo
@@ -282,7 +340,7 @@ def parse_instant(text: str, timezone: str = "UTC"):
     try:
         value = dt.datetime.fromisoformat(raw)
     except ValueError:
-        raise UsageError(f"--at {text!r} is not a time like 2021-03-04 10:15:23,456") from None
+        raise UsageError(f"{option} {text!r} is not a time like 2021-03-04 10:15:23,456") from None
     if value.tzinfo is None:
         tz = dt.timezone.utc if timezone.upper() == "UTC" else zoneinfo.ZoneInfo(timezone)
         value = value.replace(tzinfo=tz)

@@ -4,7 +4,9 @@
 ``replica_timeline`` (one row per state interval: the longest run with the same state, leader, ISR,
 replicas, leader epoch and partition epoch; ``cause`` is the ``file:line`` that opened it),
 ``controllers`` (one row per controller and epoch), ``brokers`` (one row per liveness interval) and
-``findings`` (``replay.findings``). Names and columns are stable once reports and suites use them
+``findings`` (``replay.findings``), and from the partition timeline ``impact`` (one row per episode of a
+partition being unavailable, under-replicated or under min ISR, ``replay.impact``) with its totals per
+topic and per cluster, ``impact_totals``. Names and columns are stable once reports and suites use them
 (DESIGN.md "Tables"). Types are Arrow types; the Spark jobs derive their schemas from these, so
 there is one definition.
 """
@@ -16,8 +18,10 @@ import pyarrow as pa
 EVENTS, QUARANTINE, FILES = "events", "quarantine", "files"
 PARTITION_TIMELINE, REPLICA_TIMELINE = "partition_timeline", "replica_timeline"
 CONTROLLERS, BROKERS, FINDINGS = "controllers", "brokers", "findings"
+IMPACT, IMPACT_TOTALS = "impact", "impact_totals"
 PARSE_TABLES = (EVENTS, QUARANTINE, FILES)  # what ``parse`` writes under --out
-REPLAY_TABLES = (PARTITION_TIMELINE, REPLICA_TIMELINE, CONTROLLERS, BROKERS, FINDINGS)  # what ``replay`` adds
+# what ``replay`` adds
+REPLAY_TABLES = (PARTITION_TIMELINE, REPLICA_TIMELINE, CONTROLLERS, BROKERS, FINDINGS, IMPACT, IMPACT_TOTALS)
 TABLES = PARSE_TABLES + REPLAY_TABLES  # every table a replayed --out holds, in this order
 
 _INTS = pa.list_(pa.int32())
@@ -194,6 +198,55 @@ BROKERS_SCHEMA = pa.schema(
     ]
 )
 
+# One row per episode of a partition in one impact kind (replay/impact.py KINDS): the longest run of
+# timeline time in which the condition held. ts_end null + open = still so at the end of the logs.
+IMPACT_SCHEMA = pa.schema(
+    [
+        pa.field("cluster", pa.string()),
+        pa.field("topic", pa.string()),
+        pa.field("partition", pa.int32()),
+        pa.field("kind", pa.string()),  # unavailable | under_replicated | under_min_isr
+        pa.field("episode", pa.int32()),  # 0, 1, ... per (cluster, topic, partition, kind) in time order
+        pa.field("ts_start", _TS),
+        pa.field("ts_end", _TS),  # null: still so when the logs end (open)
+        pa.field("open", pa.bool_()),
+        pa.field("duration_seconds", pa.float64()),  # null when open
+        pa.field("known_seconds", pa.float64()),  # duration, or (open) from ts_start to the last line of the logs
+        pa.field("leader", pa.int32()),  # at the start (-1: none)
+        pa.field("isr", _INTS),  # at the start
+        pa.field("replicas", _INTS),
+        pa.field("min_isr", pa.int32()),  # min.insync.replicas used (under_min_isr), null = unknown
+        pa.field("min_isr_source", pa.string()),  # where min_isr came from (option, file:line)
+        pa.field("reason", pa.string()),  # unavailable: no_leader | leader_not_alive
+        # leader_not_alive: the last line the dead leader wrote before its death was logged (it died in between)
+        pa.field("leader_last_seen", _TS),
+        pa.field("leader_last_seen_evidence", pa.string()),
+        pa.field("failed_elections", pa.int32()),  # Kafka's failed-election lines inside the episode
+        pa.field("ended_by", pa.string()),  # election | unclean_election | recovery | deletion; null when open
+        pa.field("start_evidence", pa.string()),  # file:line that opened it
+        pa.field("end_evidence", pa.string()),  # file:line that closed it; null when open
+        pa.field("evidence", pa.list_(pa.string())),  # start, failed elections, end (at most MAX_EVIDENCE)
+        pa.field("evidence_count", pa.int32()),
+    ]
+)
+# Totals of ``impact`` per (cluster, kind, topic) and per (cluster, kind) with topic null.
+IMPACT_TOTALS_SCHEMA = pa.schema(
+    [
+        pa.field("cluster", pa.string()),
+        pa.field("topic", pa.string()),  # null: the whole cluster
+        pa.field("kind", pa.string()),
+        pa.field("partitions", pa.int64()),  # partitions with at least one episode
+        pa.field("episodes", pa.int64()),
+        pa.field("open_episodes", pa.int64()),
+        pa.field("seconds", pa.float64()),  # sum of known_seconds (open episodes: up to the end of the logs)
+        pa.field("longest_seconds", pa.float64()),
+        pa.field("longest_topic", pa.string()),
+        pa.field("longest_partition", pa.int32()),
+        pa.field("first_start", _TS),
+        pa.field("last_end", _TS),  # null when an episode is still open
+    ]
+)
+
 SCHEMAS: dict[str, pa.Schema] = {
     EVENTS: EVENTS_SCHEMA,
     QUARANTINE: QUARANTINE_SCHEMA,
@@ -203,5 +256,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     CONTROLLERS: CONTROLLERS_SCHEMA,
     BROKERS: BROKERS_SCHEMA,
     FINDINGS: FINDINGS_SCHEMA,
+    IMPACT: IMPACT_SCHEMA,
+    IMPACT_TOTALS: IMPACT_TOTALS_SCHEMA,
 }
 assert tuple(SCHEMAS) == TABLES

@@ -472,6 +472,65 @@ class ExpectNoStaleEpochRejections(KafkaRowsExpectation):
         ORDER BY kf_first.ts, evidence"""
 
 
+# ---- impact -----------------------------------------------------------------------------------
+_IMPACT_QUERY = f"""
+        SELECT topic, partition, CAST(NULL AS INT) AS replica, {ts_text("ts_start")} AS ts, start_evidence AS evidence,
+               concat(topic, '-', partition, ' ', replace(kind, '_', ' '), ' for ', format_number(known_seconds, 3),
+                      ' s', CASE WHEN open THEN ' at least (still so when the logs end)' ELSE '' END,
+                      ' > MAX_SECONDS s', coalesce(concat(', ended by ', ended_by, ' at ', end_evidence), '')) AS detail
+        FROM {{batch}}
+        WHERE kind = 'KIND' AND known_seconds > MAX_SECONDS
+        ORDER BY known_seconds DESC, cluster, topic, partition, episode"""
+
+
+class _ImpactBound(KafkaRowsExpectation):
+    """Base of the impact bounds: every episode of one kind of the ``impact`` table (replay/impact.py) longer than
+    a threshold is an offending row; an open episode counts up to the last line of the logs (a lower bound, so
+    one already longer offends). Build with ``with_max_seconds``."""
+
+    kind: ClassVar[str] = ""
+    what: ClassVar[str] = ""
+
+    @classmethod
+    def query(cls, max_seconds: float) -> str:
+        return _IMPACT_QUERY.replace("MAX_SECONDS", repr(float(max_seconds))).replace("KIND", cls.kind)
+
+    @classmethod
+    def with_max_seconds(cls, max_seconds: float, **kwargs):
+        return cls(
+            unexpected_rows_query=cls.query(max_seconds),
+            description=f"No partition {cls.what} longer than {float(max_seconds):g} s at a stretch (impact table).",
+            **kwargs,
+        )
+
+
+class ExpectNoPartitionUnavailableLongerThan(_ImpactBound):
+    """No partition was unavailable (no leader, or its leader's broker dead or fenced: kafka-topics
+    --unavailable-partitions) longer than ``thresholds.max_unavailable_seconds`` at a stretch. Reads the
+    ``impact`` table's ``unavailable`` episodes."""
+
+    kind: ClassVar[str] = "unavailable"
+    what: ClassVar[str] = "unavailable"
+    description: str = "No partition unavailable longer than 60 s at a stretch (impact table)."
+    unexpected_rows_query: Union[str, SuiteParameterDict] = _IMPACT_QUERY.replace("MAX_SECONDS", "60.0").replace(
+        "KIND", "unavailable"
+    )
+
+
+class ExpectNoPartitionUnderMinIsrLongerThan(_ImpactBound):
+    """No partition ran under min.insync.replicas (acks=all writes fail: kafka-topics --under-min-isr-partitions)
+    longer than ``thresholds.max_under_min_isr_seconds`` at a stretch, where min.insync.replicas is known (the
+    brokers' config dump, 'Created log' lines, KRaft config records, or --min-isr). Reads the ``impact`` table's
+    ``under_min_isr`` episodes."""
+
+    kind: ClassVar[str] = "under_min_isr"
+    what: ClassVar[str] = "under min.insync.replicas"
+    description: str = "No partition under min.insync.replicas longer than 60 s at a stretch (impact table)."
+    unexpected_rows_query: Union[str, SuiteParameterDict] = _IMPACT_QUERY.replace("MAX_SECONDS", "60.0").replace(
+        "KIND", "under_min_isr"
+    )
+
+
 CUSTOM_EXPECTATIONS = (
     ExpectStateNamesToExistInTheirEra,
     ExpectIdsAndEpochsToBeNonNegative,
@@ -487,4 +546,6 @@ CUSTOM_EXPECTATIONS = (
     ExpectNoConcurrentControllers,
     ExpectNoStaleEpochRejections,
     ExpectNoOfflinePartitionWithLiveReplicas,
+    ExpectNoPartitionUnavailableLongerThan,
+    ExpectNoPartitionUnderMinIsrLongerThan,
 )

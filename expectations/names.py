@@ -2,5 +2,5 @@
 
 from __future__ import annotations
 
-SUITES = ("events", "timelines", "failover")
+SUITES = ("events", "timelines", "failover", "impact")
 SEVERITIES = ("critical", "warning", "info")  # GX 1.x expectation severities

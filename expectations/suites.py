@@ -5,6 +5,8 @@
 ``timelines`` the replayed state: legal transitions, leader ∈ ISR ⊆ replicas, epochs never go
               back.                                        Batch: DIR/partition_timeline.
 ``failover``  what goes wrong around a controller change.  Batch: DIR/findings.
+``impact``    what the incident cost: no partition unavailable or under min ISR longer than a bound.
+                                                           Batch: DIR/impact.
 
 Every expectation carries ``meta.kf_key``: the stable name the verdict reports it under (the GX
 expectation type, plus ``:column`` for a built-in column expectation).
@@ -18,12 +20,17 @@ from typing import Mapping
 import great_expectations.expectations as gxe
 from great_expectations.expectations.expectation import Expectation
 
-from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS, FINDINGS, PARTITION_TIMELINE
+from kafka_forensics.core.tables import EVENT_COLUMNS, EVENTS, FINDINGS, IMPACT, PARTITION_TIMELINE
 
 from . import custom
 from .names import SUITES
 
-SUITE_TABLES = {"events": EVENTS, "timelines": PARTITION_TIMELINE, "failover": FINDINGS}  # suite -> table it validates
+SUITE_TABLES = {
+    "events": EVENTS,
+    "timelines": PARTITION_TIMELINE,
+    "failover": FINDINGS,
+    "impact": IMPACT,
+}  # suite -> table it validates
 # log4j levels the header grammar accepts (parsers/grammar/header.lark, LEVEL)
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL")
 NOT_NULL = ("source_file", "line_no", "event_type")
@@ -37,6 +44,8 @@ class SuiteSettings:
 
     max_quarantine_rate: float = 0.01
     clock_skew_seconds: float = 2.0
+    max_unavailable_seconds: float = 60.0
+    max_under_min_isr_seconds: float = 60.0
     severity: Mapping[str, str] = field(default_factory=dict)  # kf_key -> severity (default critical)
 
 
@@ -80,6 +89,11 @@ def expectations_for(suite: str, settings: SuiteSettings) -> list[Expectation]:
             custom.ExpectNoLeaderOnFencedBroker(),
             custom.ExpectNoPartitionEpochGaps(),
             custom.ExpectBrokerViewsToMatchMetadata(),
+        ]
+    elif suite == "impact":
+        items = [
+            custom.ExpectNoPartitionUnavailableLongerThan.with_max_seconds(settings.max_unavailable_seconds),
+            custom.ExpectNoPartitionUnderMinIsrLongerThan.with_max_seconds(settings.max_under_min_isr_seconds),
         ]
     else:
         raise ValueError(f"unknown suite {suite!r}")

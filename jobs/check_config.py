@@ -20,7 +20,7 @@ from kafka_forensics.expectations.names import SUITES
 DEFAULT_CONFIG = "default_check.toml"
 _KEYS = {
     "suites": None,
-    "thresholds": {"max_quarantine_rate", "clock_skew_seconds"},
+    "thresholds": {"max_quarantine_rate", "clock_skew_seconds", "max_unavailable_seconds", "max_under_min_isr_seconds"},
     "verdict": {"fail_on", "sample_rows"},
     "severity": None,
 }
@@ -31,6 +31,8 @@ class CheckConfig:
     suites: tuple[str, ...] = SUITES
     max_quarantine_rate: float = 0.01
     clock_skew_seconds: float = 2.0
+    max_unavailable_seconds: float = 60.0
+    max_under_min_isr_seconds: float = 60.0
     fail_on: tuple[str, ...] = ("critical",)
     sample_rows: int = 5
     severity: dict[str, str] = field(default_factory=dict)  # expectation name -> severity
@@ -110,6 +112,12 @@ def _build(data: dict, where: str) -> CheckConfig:
         suites=tuple(dict.fromkeys(suites)),
         max_quarantine_rate=rate,
         clock_skew_seconds=_number(thresholds.get("clock_skew_seconds", 2.0), "thresholds.clock_skew_seconds", where),
+        max_unavailable_seconds=_number(
+            thresholds.get("max_unavailable_seconds", 60.0), "thresholds.max_unavailable_seconds", where
+        ),
+        max_under_min_isr_seconds=_number(
+            thresholds.get("max_under_min_isr_seconds", 60.0), "thresholds.max_under_min_isr_seconds", where
+        ),
         fail_on=tuple(fail_on),
         sample_rows=sample_rows,
         severity=dict(severity),

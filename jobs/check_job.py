@@ -214,6 +214,8 @@ def _run_suites(
     settings = SuiteSettings(
         max_quarantine_rate=config.max_quarantine_rate,
         clock_skew_seconds=config.clock_skew_seconds,
+        max_unavailable_seconds=config.max_unavailable_seconds,
+        max_under_min_isr_seconds=config.max_under_min_isr_seconds,
         severity=config.severity,
     )
     register_views(spark, tables)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field
+from datetime import timedelta
 from typing import Callable, Iterable, Iterator, Optional
 
 import pyarrow as pa
@@ -35,6 +36,8 @@ from kafka_forensics.core.tables import (
     EVENTS,
     FINDINGS,
     FINDINGS_SCHEMA,
+    IMPACT,
+    IMPACT_TOTALS,
     PARTITION_TIMELINE_SCHEMA,
     REPLICA_TIMELINE_SCHEMA,
 )
@@ -44,13 +47,16 @@ from kafka_forensics.replay.cluster import (
     ClusterContext,
     build_cluster_context,
 )
+from kafka_forensics.replay.final_state import DESCRIBE_LAG_SECONDS, SnapshotAt
 from kafka_forensics.replay.findings import SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED, PARTITION_TEXT
 from kafka_forensics.replay.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11, stale_epoch_finding
 
 from .filters import EventFilter, apply_place, apply_time
+from .final_state_job import final_state_findings
 from .fs import absolute, write_text
+from .impact_job import MinIsrOption, impact_frame, impact_totals_frame
 from .replay_kraft import cluster_rows_filter, prepare_metadata_events
 from .spark_errors import short_error
 from .stored_tables import read_table
@@ -118,6 +124,9 @@ class ReplayOptions:
     topic: Optional[str] = None  # restrict the partition stage (timeline, describe --topic)
     partition: Optional[int] = None
     event_filter: Optional[EventFilter] = None  # --topic/--partitions/--start-time/--end-time (jobs.filters)
+    min_isr: MinIsrOption = field(default_factory=MinIsrOption)  # --min-isr N / TOPIC=N (impact)
+    snapshots: tuple[SnapshotAt, ...] = ()  # --describe FILE [--describe-at T]: the final-state oracle
+    describe_lag_seconds: float = DESCRIBE_LAG_SECONDS
 
 
 @dataclass
@@ -131,6 +140,8 @@ class ReplaySummary:
     replica_intervals: int = 0
     findings: int = 0
     findings_by_rule: dict[str, dict[str, int]] = field(default_factory=dict)
+    # per cluster and impact kind: partitions, episodes, open_episodes, seconds, longest_seconds, longest (t-p)
+    impact: dict[str, dict[str, dict]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -144,6 +155,8 @@ class ReplayFrames:
     controllers: DataFrame
     brokers: DataFrame
     contexts: dict[str, ClusterContext]
+    impact: DataFrame
+    impact_totals: DataFrame
     _persisted: list[DataFrame] = field(default_factory=list)
 
     def unpersist(self) -> None:
@@ -352,7 +365,7 @@ def _select(df: DataFrame, kind: str, schema: pa.Schema) -> DataFrame:
 
 
 def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions) -> ReplayFrames:
-    """The five tables as DataFrames (partition/replica/findings persisted once, unpersist after use)."""
+    """The replay tables as DataFrames (partition/replica/findings/impact persisted once, unpersist after use)."""
     validate_options(options)
     clustered = with_cluster(events, options.cluster_from_path)
     templates = (  # bounded: brokers x templates; every line (before the time filter) dates its broker
@@ -385,7 +398,19 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
     ):
         stale = stale.limit(0)
     out = replayed.unionByName(stale).persist(StorageLevel.MEMORY_AND_DISK)
+    partition_timeline = _select(out, "partition", PARTITION_TIMELINE_SCHEMA)
     cluster_findings = [{**f.to_row()} for c in sorted(contexts) for f in contexts[c].findings]
+    cluster_findings += [
+        f.to_row()
+        for f in final_state_findings(
+            spark,
+            partition_timeline,
+            contexts,
+            options.snapshots,
+            timedelta(seconds=options.describe_lag_seconds),
+            timedelta(seconds=options.clock_skew_seconds),
+        )
+    ]
     cluster_findings_df = _frame(spark, cluster_findings, FINDINGS_SCHEMA)
     findings = _select(out, "finding", FINDINGS_SCHEMA).unionByName(cluster_findings_df).dropDuplicates(["finding_id"])
     controllers = _frame(
@@ -394,14 +419,20 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
     brokers = _frame(
         spark, [b.to_row(name) for name in sorted(contexts) for b in contexts[name].brokers], BROKERS_SCHEMA
     )
+    raw = with_cluster(events, options.cluster_from_path)
+    impact = impact_frame(partition_timeline, brokers, findings, raw, ev, options.min_isr).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
     return ReplayFrames(
-        partition_timeline=_select(out, "partition", PARTITION_TIMELINE_SCHEMA),
+        partition_timeline=partition_timeline,
         replica_timeline=_select(out, "replica", REPLICA_TIMELINE_SCHEMA),
         findings=findings,
         controllers=controllers,
         brokers=brokers,
         contexts=contexts,
-        _persisted=[out],
+        impact=impact,
+        impact_totals=impact_totals_frame(impact),
+        _persisted=[out, impact],
     )
 
 
@@ -441,6 +472,10 @@ def write_replay(spark: SparkSession, frames: ReplayFrames, out_dir: str) -> Rep
     _write_jsonl(spark, findings.select("json"), f"{out_dir}/findings.jsonl")
     frames.controllers.coalesce(1).write.mode("overwrite").parquet(f"{out_dir}/controllers")
     frames.brokers.coalesce(1).write.mode("overwrite").parquet(f"{out_dir}/brokers")
+    frames.impact.sortWithinPartitions(*order, "kind", "episode").write.mode("overwrite").parquet(f"{out_dir}/{IMPACT}")
+    frames.impact_totals.coalesce(1).sortWithinPartitions(
+        "cluster", "kind", F.col("topic").asc_nulls_first()
+    ).write.mode("overwrite").parquet(f"{out_dir}/{IMPACT_TOTALS}")
     summary = summarize(frames, out_dir)
     write_text(spark, f"{out_dir}/replay_summary.json", summary.to_json())
     return summary
@@ -483,7 +518,23 @@ def summarize(frames: ReplayFrames, out_dir: Optional[str]) -> ReplaySummary:
         rule: dict(sorted(sev.items(), key=lambda kv: SEVERITIES.index(kv[0]))) for rule, sev in sorted(by_rule.items())
     }
     summary.findings = sum(sum(v.values()) for v in by_rule.values())
+    summary.impact = impact_summary(frames.impact_totals)
     return summary
+
+
+def impact_summary(totals: DataFrame) -> dict[str, dict[str, dict]]:
+    """cluster -> kind -> the cluster's totals (a few rows: clusters x kinds)."""
+    out: dict[str, dict[str, dict]] = {}
+    for r in collect_arrow(totals.filter(F.col("topic").isNull()).orderBy("cluster", "kind")):
+        out.setdefault(r["cluster"], {})[r["kind"]] = {
+            "partitions": int(r["partitions"]),
+            "episodes": int(r["episodes"]),
+            "open_episodes": int(r["open_episodes"]),
+            "seconds": float(r["seconds"]),
+            "longest_seconds": float(r["longest_seconds"]),
+            "longest": f"{r['longest_topic']}-{r['longest_partition']}",
+        }
+    return out
 
 
 def replay_events(spark: SparkSession, events: DataFrame, out_dir: str, options: ReplayOptions) -> ReplaySummary:

@@ -21,9 +21,10 @@ from pyspark.sql import functions as F
 
 from kafka_forensics.core.eras import range_for_dialect
 from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
-from kafka_forensics.core.tables import QUARANTINE, TABLES
+from kafka_forensics.core.tables import IMPACT, IMPACT_TOTALS, QUARANTINE, TABLES
 from kafka_forensics.core.verdict import VERDICT, VerdictSummary, summarize_verdict
 from kafka_forensics.replay.findings import RULES, SEVERITIES
+from kafka_forensics.replay.impact import KINDS, LEADER_LOST, UNAVAILABLE, UNDER_MIN_ISR, UNDER_REPLICATED
 from kafka_forensics.reports.figures import OTHER_TYPES
 from kafka_forensics.reports.html import render_report
 from kafka_forensics.reports.model import (
@@ -32,6 +33,9 @@ from kafka_forensics.reports.model import (
     Count,
     EvidenceLine,
     FindingRow,
+    ImpactEpisode,
+    ImpactPartition,
+    ImpactTotal,
     PartitionMark,
     PartitionStory,
     RateSeries,
@@ -65,6 +69,8 @@ MAX_CONTROLLERS = 1000
 MAX_BROKER_INTERVALS = 2000
 MAX_BROKERS = 200
 MAX_QUARANTINE_REASONS = 30
+MAX_IMPACT_PARTITIONS = 20  # worst partitions in the Impact table and on its strip
+MAX_IMPACT_EPISODES = 400  # episodes drawn on the strip (of those partitions, earliest first)
 _BUCKET_STEPS = (
     1,
     2,
@@ -253,6 +259,17 @@ def collect_report_data(
                 f"intervals"
             )
     data.story, data.story_notes = read_story(spark, out_dir)
+    _impact(spark, data, read(IMPACT), read(IMPACT_TOTALS))
+    if data.impact_partitions_total > len(data.impact_partitions):
+        left_out.append(
+            f"impact: the {len(data.impact_partitions):,} worst of {data.impact_partitions_total:,} partitions "
+            f"(the impact table has them all)"
+        )
+    if data.impact_episodes_total > len(data.impact_episodes):
+        left_out.append(
+            f"impact strip: the first {len(data.impact_episodes):,} of {data.impact_episodes_total:,} episodes "
+            f"of the partitions shown"
+        )
     data.rate_bucket_seconds, data.rates, types_total = _rates(events, window_start, window_end)
     if types_total > MAX_EVENT_TYPES:
         left_out.append(
@@ -264,6 +281,94 @@ def collect_report_data(
         if reasons > len(data.quarantine):
             left_out.append(f"quarantine: showing {len(data.quarantine)} of {reasons:,} reasons")
     return data
+
+
+_LEADERLESS = (LEADER_LOST, UNAVAILABLE)
+
+
+def _impact(spark: SparkSession, data: ReportData, impact: DataFrame, totals: DataFrame) -> None:
+    """The cluster totals (clusters x kinds rows), the MAX_IMPACT_PARTITIONS worst partitions (longest without a
+    leader, then under min ISR, then under-replicated) and at most MAX_IMPACT_EPISODES of their episodes."""
+    data.impact_totals = [
+        ImpactTotal(
+            r["cluster"],
+            r["kind"],
+            int(r["partitions"]),
+            int(r["episodes"]),
+            int(r["open_episodes"]),
+            float(r["seconds"]),
+            float(r["longest_seconds"]),
+            f"{r['longest_topic']}-{r['longest_partition']}",
+        )
+        for r in collect_arrow(totals.filter(F.col("topic").isNull()).orderBy("cluster", "kind"))
+    ]
+    key = ["cluster", "topic", "partition"]
+    leaderless = F.col("kind").isin(*_LEADERLESS)
+    per = impact.groupBy(*key).agg(
+        *[F.sum(F.when(F.col("kind") == k, F.col("known_seconds")).otherwise(0.0)).alias(k) for k in KINDS],
+        F.count(F.lit(1)).alias("episodes"),
+        F.sum(F.col("open").cast("int")).alias("open_episodes"),
+        F.max_by(
+            F.struct("ts_start", "ts_end", "ended_by", "start_evidence", "end_evidence"),
+            F.when(leaderless, F.col("known_seconds")),
+        ).alias("worst"),
+    )
+    data.impact_partitions_total = per.count()
+    order = [
+        F.desc(F.col(LEADER_LOST) + F.col(UNAVAILABLE)),
+        F.desc(UNDER_MIN_ISR),
+        F.desc(UNDER_REPLICATED),
+        *key,
+    ]
+    worst = collect_arrow(per.orderBy(*order).limit(MAX_IMPACT_PARTITIONS))
+    data.impact_partitions = [
+        ImpactPartition(
+            r["cluster"],
+            r["topic"],
+            r["partition"],
+            {k: float(r[k] or 0.0) for k in KINDS},
+            int(r["episodes"]),
+            int(r["open_episodes"] or 0),
+            (r["worst"] or {}).get("ts_start") if _leaderless_seconds(r) else None,
+            (r["worst"] or {}).get("ts_end") if _leaderless_seconds(r) else None,
+            (r["worst"] or {}).get("ended_by") if _leaderless_seconds(r) else None,
+            tuple(
+                ref
+                for ref in ((r["worst"] or {}).get("start_evidence"), (r["worst"] or {}).get("end_evidence"))
+                if ref and _leaderless_seconds(r)
+            ),
+        )
+        for r in worst
+    ]
+    if not worst:
+        return
+    shown = F.broadcast(
+        spark.createDataFrame(
+            [(r["cluster"], r["topic"], r["partition"]) for r in worst], "cluster string, topic string, partition int"
+        )
+    )
+    episodes = impact.join(shown, key)
+    data.impact_episodes_total = episodes.count()
+    data.impact_episodes = [
+        ImpactEpisode(
+            r["cluster"],
+            r["topic"],
+            r["partition"],
+            r["kind"],
+            r["ts_start"],
+            r["ts_end"],
+            float(r["known_seconds"] or 0.0),
+            r["reason"],
+            r["ended_by"],
+            r["start_evidence"],
+            r["end_evidence"],
+        )
+        for r in collect_arrow(episodes.orderBy("ts_start", *key, "kind", "episode").limit(MAX_IMPACT_EPISODES))
+    ]
+
+
+def _leaderless_seconds(row: dict) -> float:
+    return float((row[LEADER_LOST] or 0.0) + (row[UNAVAILABLE] or 0.0))
 
 
 def _counts(df: DataFrame, column: str, limit: int) -> list[Count]:

@@ -1,95 +1,56 @@
-"""``kafka-topics --describe`` text -> a small JSON form (the lab's record of what Kafka said).
+"""``kafka-topics --describe`` text -> the small JSON form the lab records in truth.json.
 
-Every release prints one line per topic (``Topic:x<TAB>PartitionCount:...`` up to 2.x,
-``Topic: x<TAB>TopicId: ...`` later) and one tab-indented line per partition
-(``Topic: x<TAB>Partition: 0<TAB>Leader: 1<TAB>Replicas: 1,2<TAB>Isr: 1,2`` plus, depending on the
-release, ``Offline:``, ``Adding Replicas:``, ``Removing Replicas:``, ``Elr:``, ``LastKnownElr:``).
-Fields are ``Key: value`` pairs separated by tabs; a leader of ``none`` or ``-1`` means no leader.
-Keys this module does not know are kept under ``other``, never dropped.
+The text is parsed by the tool's one describe parser (``parsers.describe_output``, which also feeds the
+final-state oracle); this module only lays its result out as JSON: per topic its id, partition count,
+replication factor, configs and unknown fields (``other``), per partition its leader (None for ``none``
+or ``-1``), every list field the line printed (``Elr``/``LastKnownElr`` of ``N/A`` as None) and its
+unknown fields. Keys are sorted so that a recording is byte-stable.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Optional
-
-_FIELD = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(.*)$")
-_LISTS = {
-    "Replicas": "replicas",
-    "Isr": "isr",
-    "Offline": "offline",
-    "Adding Replicas": "adding_replicas",
-    "Removing Replicas": "removing_replicas",
-    "Elr": "elr",
-    "LastKnownElr": "last_known_elr",
-}
+from kafka_forensics.parsers.describe_output import DescribedPartition, DescribedTopic
+from kafka_forensics.parsers.describe_output import parse_describe as parse_snapshot
 
 
-def _fields(line: str) -> dict[str, str]:
-    out = {}
-    for part in line.split("\t"):
-        m = _FIELD.match(part)
-        if m:
-            out[m.group(1)] = m.group(2).strip()
-    return out
+def _partition(d: DescribedPartition) -> dict:
+    part: dict = {"partition": d.partition, "leader": d.leader}
+    for name in d.printed:
+        value = getattr(d, name)
+        part[name] = None if value is None else list(value)
+    other = dict(d.other)
+    if d.marked_for_deletion:
+        other["MarkedForDeletion"] = "true"
+    if other:
+        part["other"] = other
+    return part
 
 
-def _ids(text: str) -> Optional[list[int]]:
-    """``1,2,3`` -> [1, 2, 3]; empty -> []; ``N/A`` (ZooKeeper mode has no ELR) -> None."""
-    if text.upper() == "N/A":
-        return None
-    return [int(x) for x in re.findall(r"-?\d+", text)]
-
-
-def _leader(text: str) -> Optional[int]:
-    if not re.fullmatch(r"-?\d+", text):
-        return None  # "none"
-    value = int(text)
-    return None if value < 0 else value
-
-
-def _configs(text: str) -> dict[str, str]:
-    out = {}
-    for item in filter(None, (s.strip() for s in re.split(r",(?=[\w.]+=)", text))):  # values may hold commas
-        key, _, value = item.partition("=")
-        out[key] = value
-    return out
+def _topic(t: DescribedTopic) -> dict:
+    topic: dict = {"topic": t.topic, "partitions": {}}
+    if t.topic_id is not None:
+        topic["topic_id"] = t.topic_id
+    if t.partition_count is not None:
+        topic["partition_count"] = t.partition_count
+    if t.replication_factor is not None:
+        topic["replication_factor"] = t.replication_factor
+    if t.configs is not None:
+        topic["configs"] = dict(t.configs)
+    other = dict(t.other)
+    if t.marked_for_deletion:
+        other["MarkedForDeletion"] = "true"
+    if other:
+        topic["other"] = other
+    return topic
 
 
 def parse_describe(text: str) -> dict:
     """``{"topics": {name: {..., "partitions": {"0": {...}}}}}`` (JSON-ready, keys sorted)."""
-    topics: dict[str, dict] = {}
-    for raw in text.splitlines():
-        if not raw.strip():
-            continue
-        f = _fields(raw)
-        name = f.get("Topic")
-        if name is None:
-            continue
-        topic = topics.setdefault(name, {"topic": name, "partitions": {}})
-        if "Partition" in f:
-            part = {"partition": int(f["Partition"]), "leader": _leader(f.get("Leader", "none"))}
-            other = {}
-            for key, value in f.items():
-                if key in _LISTS:
-                    part[_LISTS[key]] = _ids(value)
-                elif key not in ("Topic", "Partition", "Leader"):
-                    other[key] = value
-            if other:
-                part["other"] = other
-            topic["partitions"][str(part["partition"])] = part
-        else:
-            for key, value in f.items():
-                if key == "TopicId":
-                    topic["topic_id"] = value
-                elif key == "PartitionCount":
-                    topic["partition_count"] = int(value)
-                elif key == "ReplicationFactor":
-                    topic["replication_factor"] = int(value)
-                elif key == "Configs":
-                    topic["configs"] = _configs(value)
-                elif key != "Topic":
-                    topic.setdefault("other", {})[key] = value
+    snapshot = parse_snapshot(text, "describe")
+    topics: dict[str, dict] = {t.topic: _topic(t) for t in snapshot.topics}
+    for d in snapshot.partitions:
+        topic = topics.setdefault(d.topic, {"topic": d.topic, "partitions": {}})
+        topic["partitions"][str(d.partition)] = _partition(d)
     return {"topics": {k: topics[k] for k in sorted(topics)}}
 
 

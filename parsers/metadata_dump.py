@@ -24,7 +24,8 @@ With ``--skip-record-metadata`` a record line is ``" payload: {...}"`` (the ``| 
 only before a key, and metadata records have none), and a control record prints an empty line.
 Control records (``isControl: true``) print ``controlType: LEADER_CHANGE(2)``, ``SnapshotHeader
 {...}``, ``SnapshotFooter {...}``, ``KRaftVersion {...}`` or ``KRaftVoters {...}`` instead of a
-payload. A record that fails to decode prints ``payload: Error at N, skipping. ...``.
+payload; 4.1 decodes the leader change too, ``LeaderChange: {"version":0,"leaderId":3,...}`` (the
+recorded 4.1 dumps, sample_logs/real-4.1-kraft-*/metadata). A record that fails to decode prints ``payload: Error at N, skipping. ...``.
 
 JSON rendering (``generator/.../JsonConverterGenerator.java@3.9.0-rc3`` ``generateWrite``): field
 names are camelCase; every non-tagged field of the record's version is written even when it holds
@@ -78,7 +79,7 @@ _RECORD = re.compile(
 )
 _CONTROL = re.compile(
     r"^ (?:controlType: (?P<ctype>\w+)\(-?\d+\)|(?P<kind>SnapshotHeader|SnapshotFooter|"
-    r"KRaftVersion|KRaftVoters) (?P<json>\{.*\}))$"
+    r"KRaftVersion|KRaftVoters|LeaderChange):? (?P<json>\{.*\}))$"
 )
 _PAYLOAD = " payload: "
 _TRAILER = re.compile(
@@ -90,6 +91,7 @@ _CONTROL_TYPES = {
     "SnapshotFooter": "SNAPSHOT_FOOTER",
     "KRaftVersion": "KRAFT_VERSION",
     "KRaftVoters": "KRAFT_VOTERS",
+    "LeaderChange": "LEADER_CHANGE",  # 4.1 decodes it: " LeaderChange: {...}" (sample_logs/real-4.1-kraft-*/metadata)
 }
 
 EVENT_TYPES = METADATA_RECORD_EVENT_TYPES  # record type -> event type (core.tables)

@@ -61,7 +61,10 @@ _STACK, _NCONT = COL["stack"], COL["n_continuation"]
 
 DEFAULT_BROKER_FROM_PATH = r"(?i)(?:broker|kafka|node)[-_]?(\d+)(?=[/_\-\s|]|$)"
 OTHER = "other"
-MAX_MESSAGE_LINES = 50  # a record's message may span lines (e.g. ZooKeeper Stat.toString ends in \n)
+# A record's message may span lines (ZooKeeper Stat.toString ends in \n; AbstractConfig.logAll prints
+# "KafkaConfig values: " and one "\tkey = value" line per setting, 142 lines in 0.10.2, 337 in 4.1,
+# clients/.../common/config/AbstractConfig.java@3.9.0-rc3:358-372).
+MAX_MESSAGE_LINES = 1000
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,9 @@ RULES: dict[str, str] = {
     "elr_overlaps_isr": "KRaft: a replica in both the ISR and the ELR, or an ELR the metadata.version does not enable (KIP-966)",
     "metadata_offset_gap": "KRaft: a dumped __cluster_metadata segment skips offsets between two batches: records are "
     "missing from the log (it is never compacted)",
+    # replay/final_state.py: a snapshot operators took (kafka-topics --describe, kafka-metadata-quorum)
+    "final_state_mismatch": "a kafka-topics --describe / kafka-metadata-quorum snapshot differs from the replayed state "
+    "at its time: the logs are incomplete (info) or something changed that the logs do not show (warning)",
 }
 
 MAX_EVIDENCE = 50  # a finding cites at most this many lines; evidence_count keeps the true number

@@ -153,6 +153,7 @@ class PartitionReplay(EpochChecks):
         self.isr_seen: list[tuple] = []
         self.judged_elections: set = set()
         self.decided_leader: Optional[int] = None
+        self.isr_by_leader = False  # the current ISR was last set by the leader's own shrink/expand line
         self.deleting = False
         self.vrange: Optional[VersionRange] = None
         # per controller epoch
@@ -243,6 +244,7 @@ class PartitionReplay(EpochChecks):
         if self.generation is not None:
             self.incarnation += 1
             self.cur, self.replicas, self.implied, self.decided_leader = PartitionStatus(), {}, {}, None
+            self.isr_by_leader = False
             self.state_ref = self.leader_ref = None
             self.state_epoch = None
             self.epoch = self.first_epoch = None
@@ -427,7 +429,9 @@ class PartitionReplay(EpochChecks):
             )
         if obs.leader == -2:
             self.deleting = True
-        if stale_read or (source in (BROKER_VIEW, CONTROLLER_VIEW) and is_stale(obs, self.cur)):
+        if stale_read or (
+            source in (BROKER_VIEW, CONTROLLER_VIEW) and (is_stale(obs, self.cur) or self._echo_of_older_isr(obs))
+        ):
             return  # a delayed echo of an older state: benign, and it must not move the timeline back
         if source in (DECISION, CONTROLLER_VIEW) and state != P.NewPartition and not unclean_logged:
             self._judge_election(epoch, event, obs)
@@ -435,18 +439,42 @@ class PartitionReplay(EpochChecks):
         if source == LEADER_ISR_CHANGE and not self._leader_isr_change_applies(event):
             return
         new = apply_observation(self.cur, obs)
+        if source == LEADER_ISR_CHANGE and obs.partition_epoch is None and new.partition_epoch is not None:
+            # "Shrinking/Expanding ISR from A to B" precedes the leader's conditional ZooKeeper write of the
+            # new ISR, which bumps the zkVersion (K:cluster/Partition.scala@1.1.1:384,515,698-710; "ISR updated to
+            # [..] and zkVersion updated to [N]" is TRACE there): without the bump, the controller's UpdateMetadata
+            # still carrying the old ISR and zkVersion would not be recognised as the stale echo it is.
+            new = new.with_(partition_epoch=new.partition_epoch + 1)
         if state is not None:
             new = new.with_(state=state)
         if obs.leader is not None or obs.isr is not None:
             self.leader_ref = ref_of(event)
         if obs.leader is not None and source in (DECISION, CONTROLLER_VIEW):
             self.decided_leader = obs.leader
+        if obs.isr is not None or obs.leader_epoch is not None:
+            self.isr_by_leader = source == LEADER_ISR_CHANGE
         self._set(epoch, event, new, source)
         if source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE) and obs.has_state:
             self.last_write = (self.cur, ref_of(event))
             if obs.partition_epoch is not None and obs.partition_epoch >= 0:
                 self.last_versioned = (self.cur, ref_of(event))
             self.stale_view = None  # a fresh state (an election, a write) ends the stale read
+
+    def _echo_of_older_isr(self, obs: Observation) -> bool:
+        """Before AlterIsr (2.7) the leader writes its ISR to ZooKeeper itself and the controller learns it
+        later (ISR change notification), so a view at the same leader epoch that carries no zkVersion (0.10's
+        "sending UpdateMetadata request (Leader:1,ISR:1,LeaderEpoch:2,...)") and an ISR other than the one the
+        leader set since is the controller's cache, not news (K:cluster/Partition.scala@0.10.2.2:277,470; K:controller/
+        ControllerChannelManager.scala@0.10.2.2:375)."""
+        return (
+            self.isr_by_leader
+            and obs.partition_epoch is None
+            and obs.isr is not None
+            and obs.leader_epoch is not None
+            and obs.leader_epoch == self.cur.leader_epoch
+            and self.cur.isr is not None
+            and set(obs.isr) != set(self.cur.isr)
+        )
 
     def _leader_isr_change_applies(self, event: dict) -> bool:
         """Only the leader shrinks/expands its ISR; a line about an older ISR is out of date."""

@@ -19,13 +19,23 @@ from .model import (
     ControllerEpoch,
     Count,
     FindingRow,
+    ImpactEpisode,
+    ImpactPartition,
     PartitionStory,
     RateSeries,
     ReportData,
     StateInterval,
     TransitionMatrix,
 )
-from .style import CONTROLLER_PALETTE, FONT_STACK, ROLE_COLORS, SEVERITY_COLORS, UNKNOWN_COLOR, state_color
+from .style import (
+    CONTROLLER_PALETTE,
+    FONT_STACK,
+    IMPACT_COLORS,
+    ROLE_COLORS,
+    SEVERITY_COLORS,
+    UNKNOWN_COLOR,
+    state_color,
+)
 
 MAX_MARKED_FAILOVERS = 40  # vertical failover lines with a label; more would be unreadable
 _BAR_MIN_FRACTION = 0.004  # an interval shorter than this share of the window is drawn this wide
@@ -452,6 +462,52 @@ def _title(story: PartitionStory) -> str:
         else f"first {len(story.intervals):,} of {story.intervals_total:,} intervals"
     )
     return f"<b>{_t(story.label)}</b> · {story.findings:,} finding(s) · {shown}"
+
+
+# ---- impact strip ---------------------------------------------------------------------------------
+_IMPACT_WIDTH = {"under_replicated": 0.8, "under_min_isr": 0.6, "leader_lost": 0.4, "unavailable": 0.4}
+
+
+def _impact_hover(e: ImpactEpisode) -> str:
+    end = "open: still so when the logs end" if e.ts_end is None else _t(plot_time(e.ts_end))
+    why = f" ({_t(e.reason)})" if e.reason else ""
+    how = f", ended by {_t(e.ended_by)}" if e.ended_by else ""
+    lines = "<br>".join(_t(r) for r in (e.start_evidence, e.end_evidence) if r)
+    return (
+        f"<b>{_t(e.label)}</b> {_t(e.kind.replace('_', ' '))}{why}<br>{_t(plot_time(e.ts_start))} → {end}"
+        f"<br>{e.known_seconds:,.3f} s{' (so far)' if e.ts_end is None else ''}{how}<br>{lines}"
+    )
+
+
+def impact_figure(
+    partitions: list[ImpactPartition], episodes: list[ImpactEpisode], window_start, window_end
+) -> go.Figure:
+    """The timeline strip: one lane per partition shown, its episodes as bars coloured by kind (the mildest
+    widest, so a leaderless stretch shows on top of the under-replicated one); open episodes run to the end."""
+    win = _Window(window_start, window_end)
+    lanes = [p.label for p in partitions]
+    traces = []
+    for kind, color in IMPACT_COLORS.items():
+        rows = []
+        for e in (e for e in episodes if e.kind == kind):
+            bar = win.bar(e.ts_start, e.ts_end)
+            if bar:
+                rows.append((e.label, *bar, _impact_hover(e)))
+        if rows:
+            trace = _bars(kind.replace("_", " "), color, rows, kind)
+            trace.width = _IMPACT_WIDTH.get(kind, 0.5)
+            traces.append(trace)
+    fig = go.Figure(traces)
+    fig.update_layout(
+        **_base_layout(
+            barmode="overlay",
+            height=max(160, 90 + 26 * len(lanes)),
+            xaxis=dict(type="date"),
+            yaxis=dict(type="category", categoryorder="array", categoryarray=lanes, autorange="reversed"),
+            margin=dict(l=170, r=30, t=30, b=40),
+        )
+    )
+    return fig
 
 
 def _gantt_height(lanes: list[str]) -> int:

@@ -14,7 +14,15 @@ from typing import Optional
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
-from .figures import lanes_figure, matrix_figure, partitions_figure, plot_time, quarantine_figure, rate_figure
+from .figures import (
+    impact_figure,
+    lanes_figure,
+    matrix_figure,
+    partitions_figure,
+    plot_time,
+    quarantine_figure,
+    rate_figure,
+)
 from .model import SEVERITY_ORDER, ReportData
 from .style import page_css
 from .tables import FINDINGS_JS, common_prefix, esc, findings_table, grid_table, severity_chip
@@ -98,6 +106,7 @@ def render_report(data: ReportData, *, evidence_limit: int) -> str:
     )
     prefix = common_prefix(refs)
     page = _Page()
+    page.add(_impact_section(data, page, prefix))
     page.add(_summary(data, prefix))
     page.add(
         '<section id="lanes"><h2>Controllers and brokers over time</h2><p class="hint">Times are UTC. Top lane: '
@@ -156,6 +165,7 @@ def _document(data: ReportData, body: str) -> str:
     nav = "".join(
         f'<a href="#{a}">{t}</a>'
         for a, t in (
+            ("impact", "Impact"),
             ("summary", "Summary"),
             ("lanes", "Controllers &amp; brokers"),
             ("findings", "Findings"),
@@ -317,6 +327,89 @@ def _summary(data: ReportData, prefix: str) -> str:
         )
     out.append("</section>")
     return "".join(out)
+
+
+_IMPACT_HEADS = {
+    "leader_lost": "leader lost (s)",
+    "unavailable": "unavailable (s)",
+    "under_min_isr": "under min ISR (s)",
+    "under_replicated": "under-replicated (s)",
+}
+
+
+def _seconds(value: float) -> str:
+    return f"{value:,.1f}" if value else ""
+
+
+def _impact_section(data: ReportData, page: _Page, prefix: str) -> str:
+    """What the incident cost: totals per kind, the worst partitions, and their episodes on a strip."""
+    from kafka_forensics.replay.impact import KINDS
+
+    page.add(
+        '<section id="impact"><h2>Impact</h2><p class="hint">How long partitions had no leader (<b>unavailable</b>: '
+        "leader -1 or on a dead or fenced broker, as <code>kafka-topics --unavailable-partitions</code>; "
+        "<b>leader lost</b>: before that, from the session timeout before the leader's logged death to it), ran "
+        "<b>under min ISR</b> (acks=all writes fail; when min.insync.replicas is known) or <b>under-replicated</b>. "
+        "An episode still so when the logs end is <i>open</i> and counted up to the last line. The impact and "
+        "impact_totals tables have every episode.</p>"
+    )
+    if not data.impact_totals:
+        return '<p class="hint">No partition was unavailable, under min ISR or under-replicated in these logs.</p></section>'
+    rows = [
+        [
+            esc(t.cluster),
+            esc(t.kind.replace("_", " ")),
+            f"{t.partitions:,}",
+            f"{t.episodes:,}",
+            f"{t.open_episodes:,}" if t.open_episodes else "",
+            f"{t.seconds:,.1f}",
+            f"{t.longest_seconds:,.1f}",
+            esc(t.longest),
+        ]
+        for t in sorted(
+            data.impact_totals, key=lambda t: (t.cluster, list(KINDS).index(t.kind) if t.kind in KINDS else 99)
+        )
+    ]
+    page.add(
+        "<h3>Totals</h3>"
+        + grid_table(
+            ["cluster", "kind", "partitions", "episodes", "open", "seconds", "longest (s)", "longest partition"],
+            rows,
+            numeric=lambda i: 2 <= i <= 6,
+            table_id="impact-totals",
+        )
+    )
+    worst = []
+    for p in data.impact_partitions:
+        end = "open" if p.worst_start is not None and p.worst_end is None else esc(plot_time(p.worst_end) or "")
+        worst.append(
+            [esc(p.label)]
+            + [_seconds(p.seconds.get(k, 0.0)) for k in _IMPACT_HEADS]
+            + [
+                f"{p.episodes:,}" + (f" ({p.open_episodes:,} open)" if p.open_episodes else ""),
+                (f"{esc(plot_time(p.worst_start))} → {end}" if p.worst_start else "")
+                + (f" ({esc(p.worst_ended_by)})" if p.worst_ended_by else ""),
+                "<br>".join(
+                    f'<span class="ref">{esc(r[len(prefix) :] if prefix and r.startswith(prefix) else r)}</span>'
+                    for r in p.worst_evidence
+                ),
+            ]
+        )
+    page.add(
+        f"<h3>Worst partitions ({len(data.impact_partitions):,} of {data.impact_partitions_total:,}), "
+        "longest without a leader first</h3>"
+        + grid_table(
+            ["partition", *_IMPACT_HEADS.values(), "episodes", "longest leaderless episode (UTC)", "its lines"],
+            worst,
+            numeric=lambda i: 1 <= i <= 4,
+            table_id="impact-worst",
+        )
+    )
+    if data.impact_episodes:
+        page.chart(
+            "impact", impact_figure(data.impact_partitions, data.impact_episodes, data.window_start, data.window_end)
+        )
+    return "</section>"
 
 
 def _verdict_word(passed: Optional[bool]) -> str:

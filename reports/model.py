@@ -176,6 +176,63 @@ class StorySentence:
     evidence: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ImpactTotal:
+    """One cluster's total of one impact kind (``impact_totals`` with topic null)."""
+
+    cluster: str
+    kind: str
+    partitions: int
+    episodes: int
+    open_episodes: int  # still so when the logs end: counted up to the last line
+    seconds: float
+    longest_seconds: float
+    longest: str  # topic-partition of the longest episode
+
+
+@dataclass(frozen=True)
+class ImpactPartition:
+    """One partition's impact: known seconds per kind (``replay.impact.KINDS``), episodes, any still open."""
+
+    cluster: str
+    topic: str
+    partition: int
+    seconds: dict[str, float]
+    episodes: int
+    open_episodes: int
+    worst_start: Optional[datetime]  # its longest leaderless (leader_lost/unavailable) episode, if any
+    worst_end: Optional[datetime]  # None: open, or no such episode
+    worst_ended_by: Optional[str]
+    worst_evidence: tuple[str, ...]  # that episode's first and last line
+
+    @property
+    def label(self) -> str:
+        name = f"{self.topic}-{self.partition}"
+        return f"{name} [{self.cluster}]" if self.cluster else name
+
+
+@dataclass(frozen=True)
+class ImpactEpisode:
+    """One ``impact`` row of a partition the report shows (its timeline strip)."""
+
+    cluster: str
+    topic: str
+    partition: int
+    kind: str
+    ts_start: Optional[datetime]
+    ts_end: Optional[datetime]  # None: open when the logs end
+    known_seconds: float
+    reason: Optional[str]
+    ended_by: Optional[str]
+    start_evidence: Optional[str]
+    end_evidence: Optional[str]
+
+    @property
+    def label(self) -> str:
+        name = f"{self.topic}-{self.partition}"
+        return f"{name} [{self.cluster}]" if self.cluster else name
+
+
 @dataclass
 class ReportData:
     title: str
@@ -209,6 +266,11 @@ class ReportData:
     left_out: list[str] = field(default_factory=list)  # sentences: what the report does not show
     story: list[StorySentence] = field(default_factory=list)  # the incident in order and in words
     story_notes: list[str] = field(default_factory=list)  # what the story left out
+    impact_totals: list[ImpactTotal] = field(default_factory=list)
+    impact_partitions: list[ImpactPartition] = field(default_factory=list)  # the worst, most leaderless first
+    impact_partitions_total: int = 0  # partitions with any impact episode
+    impact_episodes: list[ImpactEpisode] = field(default_factory=list)  # of impact_partitions, time order
+    impact_episodes_total: int = 0  # episodes of impact_partitions in all
 
     @property
     def failovers(self) -> int:

@@ -34,6 +34,13 @@ STATE_COLORS: dict[str, str] = {
 }
 UNKNOWN_COLOR = "#d1d5db"
 
+# impact kinds (replay.impact.KINDS), from the mildest to the worst: drawn in this order, each narrower on top
+IMPACT_COLORS = {
+    "under_replicated": "#fde68a",
+    "under_min_isr": "#f59e0b",
+    "leader_lost": "#9f1239",
+    "unavailable": "#dc2626",
+}
 ROLE_COLORS = {"leader": "#1d4ed8", "in ISR": "#93c5fd", "out of ISR": "#fca5a5"}
 
 # Controllers get distinct hues (colour = who, label = epoch).

@@ -63,6 +63,13 @@ def test_summary_names_window_controllers_findings_and_report(incident_run):
     assert "concurrent_controllers" in text  # the error comes first among the shown ones
     assert text.index("concurrent_controllers") < text.index("stale_epoch_rejected")
     assert f"report      {out}/report.html" in text
+    impact = json.loads((out / "replay_summary.json").read_text())["impact"][""]
+    unavailable = impact["unavailable"]  # the failover left orders-2 without a leader
+    assert (
+        f"impact      unavailable: {unavailable['partitions']} partition(s), {unavailable['episodes']} episode(s)"
+        in text
+    )
+    assert f"{unavailable['seconds']:,.1f} s in all, longest {unavailable['longest_seconds']:,.1f} s" in text
 
 
 @pytest.mark.spark

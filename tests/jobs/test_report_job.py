@@ -205,3 +205,31 @@ def test_event_rate_buckets_are_bounded():
         step = bucket_seconds_for(start, start + span)
         assert span.total_seconds() / step <= 500
     assert bucket_seconds_for(start, start + timedelta(minutes=5)) == 1
+
+
+def test_the_report_opens_with_the_impact_of_the_worst_partitions(samples_report):
+    """The Impact section comes first; its worst partitions are the impact table's, longest without a leader
+    first (leader lost + unavailable seconds), each with its seconds per kind; its strip is a chart."""
+    import pyarrow.parquet as pq
+
+    out, page, _, _ = samples_report
+    assert page.index('<section id="impact">') < page.index('<section id="summary">')
+    impact = pq.read_table(out / "impact").to_pylist()
+    leaderless: dict[tuple, float] = {}
+    for r in impact:
+        key = (r["cluster"], r["topic"], r["partition"])
+        leaderless[key] = leaderless.get(key, 0.0) + (
+            r["known_seconds"] if r["kind"] in ("leader_lost", "unavailable") else 0.0
+        )
+    most = max(leaderless.values())
+    worst = [k for k, v in leaderless.items() if abs(v - most) < 1e-6]
+    section = page[page.index('<section id="impact">') : page.index('<section id="summary">')]
+    table = section[section.index('id="impact-worst"') :]
+    first_row = table[table.index("<tbody><tr>") : table.index("</tr>", table.index("<tbody><tr>"))]
+    assert any(f"{t}-{p} [{c}]" in first_row for c, t, p in worst), (first_row, worst)
+    assert f"{min(20, len(leaderless)):,} of {len(leaderless):,}" in section
+    assert 'data-figure="fig-impact"' in section
+    totals = json.loads((out / "replay_summary.json").read_text())["impact"]
+    for cluster, kinds in totals.items():
+        for kind, t in kinds.items():
+            assert f"{t['seconds']:,.1f}" in section, (cluster, kind)

@@ -27,9 +27,6 @@ INCIDENTS = sorted(p.parent.name for p in (REPO / "sample_logs").glob("real-*/tr
 # Each gap class once, with the incidents (fnmatch patterns on the folder name) and the check it fails.
 # Checks: reconciled, records, typed, final_state, must, must_not. A fixed class makes its xfails pass
 # (strict): delete its row then.
-# issue 14 #8 (a line with the layout's header is a record): KafkaConfig/ProducerConfig dumps span hundreds
-# of lines before '(logger)' and the parser joins at most 50, so the header line and each setting are quarantined.
-HEADER_RECORDS = "issue 14 #8: multi-line config dumps (>50 lines) quarantined"
 # new: offline_with_live_replicas is not raised when a partition stays offline after the broker of its
 # out-of-ISR replica comes back (the controller's election fails; describe shows 'Leader: none' while it runs).
 OFFLINE_LIVE_REPLICA = "new: offline with a live out-of-ISR replica not reported (offline_with_live_replicas)"
@@ -39,7 +36,6 @@ OFFLINE_LIVE_REPLICA = "new: offline with a live out-of-ISR replica not reported
 DELETED_TOPIC_LIVES = "new: a topic deleted at INFO level stays OnlinePartition (leader -1) in the replay"
 
 KNOWN_GAPS: list[tuple[str, str, str]] = [
-    ("real-*", "records", HEADER_RECORDS),
     ("real-*-kraft-unclean-election-tool", "must", OFFLINE_LIVE_REPLICA),
     ("real-3.9-zk-topic-deletion", "final_state", DELETED_TOPIC_LIVES),
 ]
