@@ -74,14 +74,25 @@ def test_controllers_merge_the_leader_change_record_with_the_controller_logs(kra
 
 
 def test_describe_at_an_instant_on_kraft_input(spark, tmp_path):
-    result = CliRunner().invoke(main, ["describe", str(SAMPLE), "--at", "2024-03-04 10:03:10"], env=WIDE)
+    result = CliRunner().invoke(
+        main, ["describe", str(SAMPLE), "--at", "2024-03-04 10:03:10", "--format", "text"], env=WIDE
+    )
     assert result.exit_code == 0, result.output
-    cells = [
-        [c.strip() for c in ln.split("│")] for ln in result.output.splitlines() if ln.strip().startswith("payments")
-    ]
-    rows = {c[1]: c for c in cells}  # Topic, Partition, Leader, Replicas, Isr, LeaderEpoch, ...
-    assert rows["0"][2:5] == ["none (-1)", "2,1,3", "2"] and "OfflinePartition" in rows["0"]
-    assert rows["1"][2:6] == ["3", "2,3,1", "3", "1"] and rows["2"][2:5] == ["3", "3,1,2", "3,1"]
+    # text: one line per partition, kafka-topics' shape (Topic, Partition, Leader, Replicas, Isr, LeaderEpoch, ...)
+    rows = {}
+    for ln in result.output.splitlines():
+        if ln.startswith("Topic: payments\t"):
+            cells = dict(cell.split(": ", 1) for cell in ln.split("\t"))
+            rows[cells["Partition"]] = cells
+    assert (rows["0"]["Leader"], rows["0"]["Replicas"], rows["0"]["Isr"]) == ("none", "2,1,3", "2")
+    assert rows["0"]["State"] == "OfflinePartition"
+    assert (rows["1"]["Leader"], rows["1"]["Replicas"], rows["1"]["Isr"], rows["1"]["LeaderEpoch"]) == (
+        "3",
+        "2,3,1",
+        "3",
+        "1",
+    )
+    assert (rows["2"]["Leader"], rows["2"]["Replicas"], rows["2"]["Isr"]) == ("3", "3,1,2", "3,1")
     assert "controller 3, epoch 1" in result.output  # from the KRaft controller.log lines
 
 
