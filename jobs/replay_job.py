@@ -206,12 +206,16 @@ def collect_arrow(df: DataFrame) -> list[dict]:
     return df.toArrow().to_pylist()
 
 
+def severity_rank() -> F.Column:
+    """A finding's severity as a sort key, most severe first (``SEVERITIES``' order; unknown last)."""
+    return F.coalesce(F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity")), F.lit(99))
+
+
 def top_findings(spark: SparkSession, out_dir: str, n: int) -> list[dict]:
     """The ``n`` most severe findings (episodes) of a replay output (then earliest, then by id): what the CLI prints."""
-    rank = F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity"))
     return collect_arrow(
         read_table(spark, out_dir, FINDINGS)
-        .withColumn("_rank", rank)
+        .withColumn("_rank", severity_rank())
         .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
         .select(
             "rule",

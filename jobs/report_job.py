@@ -50,7 +50,7 @@ from kafka_forensics.statemachines.legality import is_forbidden
 from kafka_forensics.statemachines.states import PartitionState, ReplicaState, UnknownStateError
 
 from .fs import absolute, path_exists, write_text
-from .replay_job import collect_arrow
+from .replay_job import collect_arrow, severity_rank
 from .spark_errors import short_error
 from .stored_tables import read_table
 
@@ -460,10 +460,6 @@ def _broker_intervals(brokers: DataFrame) -> tuple[list[BrokerInterval], int]:
     ], total
 
 
-def _severity_rank() -> F.Column:
-    return F.coalesce(F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity")), F.lit(99))
-
-
 def _line_text(stack_lines: int = 3) -> F.Column:
     """``[ts] LEVEL message (logger)`` - the line as Kafka's default layout printed it - and the first
     lines of its stack trace, cut to EVIDENCE_TEXT_CHARS (a null logger, as in metadata dumps, drops out)."""
@@ -485,13 +481,13 @@ def _top_findings(
     if limit == 0:
         return []
     top = (
-        findings.withColumn("_rank", _severity_rank())
+        findings.withColumn("_rank", severity_rank())
         .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
         .limit(limit)
         .cache()
     )
     try:
-        rows = collect_arrow(top.drop("_rank").orderBy(_severity_rank(), F.col("ts").asc_nulls_last(), "finding_id"))
+        rows = collect_arrow(top.drop("_rank").orderBy(severity_rank(), F.col("ts").asc_nulls_last(), "finding_id"))
         refs = (
             top.select("finding_id", F.posexplode(F.slice("evidence", 1, max(evidence_limit, 1))).alias("pos", "ref"))
             .withColumn("source_file", F.regexp_extract("ref", r"^(.*):(\d+)$", 1))
@@ -553,7 +549,7 @@ def _partition_stories(
     intervals = timeline.groupBy(*_PKEY).agg(F.count(F.lit(1)).alias("n_intervals"))
     per_partition = (
         findings.filter(F.col("topic").isNotNull() & F.col("partition").isNotNull())
-        .withColumn("_rank", _severity_rank())
+        .withColumn("_rank", severity_rank())
         .groupBy(*_PKEY)
         .agg(F.count(F.lit(1)).alias("n_findings"), F.min("_rank").alias("worst"))
     )

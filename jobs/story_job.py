@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.replay.cluster import ClusterContext
-from kafka_forensics.replay.findings import SEVERITIES, format_ts
+from kafka_forensics.replay.findings import format_ts
 from kafka_forensics.replay.story import (
     CAPS,
     CONTROLLER_SOURCES,
@@ -33,7 +33,7 @@ from kafka_forensics.replay.story import (
 )
 
 from .fs import write_text
-from .replay_job import ReplayFrames, collect_arrow
+from .replay_job import ReplayFrames, collect_arrow, severity_rank
 
 STORY_JSON = "story.json"
 
@@ -147,8 +147,7 @@ def election_rounds(changes: DataFrame) -> DataFrame:
 
 
 def _top_findings(findings: DataFrame) -> DataFrame:
-    rank = F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity"))
-    order = Window.partitionBy("cluster").orderBy(rank, F.col("ts").asc_nulls_last(), "finding_id")
+    order = Window.partitionBy("cluster").orderBy(severity_rank(), F.col("ts").asc_nulls_last(), "finding_id")
     return (
         findings.withColumn("rank", F.row_number().over(order))
         .withColumn("of_cluster", F.count(F.lit(1)).over(Window.partitionBy("cluster")))

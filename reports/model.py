@@ -17,6 +17,12 @@ from kafka_forensics.replay.findings import SEVERITIES
 SEVERITY_ORDER = SEVERITIES  # most severe first
 
 
+def partition_label(cluster: str, topic: str, partition: int) -> str:
+    """How the report names a partition: ``topic-partition``, with ``[cluster]`` when there are several."""
+    name = f"{topic}-{partition}"
+    return f"{name} [{cluster}]" if cluster else name
+
+
 @dataclass(frozen=True)
 class Count:
     """One labelled count (events per log kind, quarantined lines per reason, ...)."""
@@ -139,8 +145,7 @@ class PartitionStory:
 
     @property
     def label(self) -> str:
-        name = f"{self.topic}-{self.partition}"
-        return f"{name} [{self.cluster}]" if self.cluster else name
+        return partition_label(self.cluster, self.topic, self.partition)
 
 
 @dataclass(frozen=True)
@@ -207,8 +212,7 @@ class ImpactPartition:
 
     @property
     def label(self) -> str:
-        name = f"{self.topic}-{self.partition}"
-        return f"{name} [{self.cluster}]" if self.cluster else name
+        return partition_label(self.cluster, self.topic, self.partition)
 
 
 @dataclass(frozen=True)
@@ -229,8 +233,7 @@ class ImpactEpisode:
 
     @property
     def label(self) -> str:
-        name = f"{self.topic}-{self.partition}"
-        return f"{name} [{self.cluster}]" if self.cluster else name
+        return partition_label(self.cluster, self.topic, self.partition)
 
 
 @dataclass
