@@ -9,23 +9,11 @@ from __future__ import annotations
 
 from typing import Optional
 
+from kafka_forensics.core.tables import FINDING_LISTING_COLUMNS
+
 from .output import Listing, human, log_time, one_line
 
-FINDING_COLUMNS = (
-    "severity",
-    "rule",
-    "cluster",
-    "topic",
-    "partition",
-    "replica",
-    "controller_epoch",
-    "controller_epoch_end",
-    "ts",
-    "ts_end",
-    "summary",
-    "evidence",
-    "evidence_count",
-)
+FINDING_COLUMNS = FINDING_LISTING_COLUMNS
 
 
 def where_of(r: dict) -> str:
@@ -63,7 +51,7 @@ def findings_listing(rows: list[dict], title: Optional[str] = None) -> Listing:
     return Listing(
         name="findings",
         columns=FINDING_COLUMNS,
-        rows=[{"cluster": "", **r} for r in rows],
+        rows=rows,
         title=title,
         text=_finding_text,
     )

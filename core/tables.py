@@ -172,6 +172,24 @@ FINDINGS_SCHEMA = pa.schema(
         pa.field("json", pa.string()),  # the findings.jsonl line (deterministic bytes)
     ]
 )
+# The findings as the commands list them (``--format json|csv``, README "Output formats"): a documented
+# contract, so columns are only ever added at the end. One list for the job that selects them
+# (jobs/replay_job.top_findings) and the listing that prints them (cli/listings.findings_listing).
+FINDING_LISTING_COLUMNS = (
+    "severity",
+    "rule",
+    "cluster",
+    "topic",
+    "partition",
+    "replica",
+    "controller_epoch",
+    "controller_epoch_end",
+    "ts",
+    "ts_end",
+    "summary",
+    "evidence",
+    "evidence_count",
+)
 CONTROLLERS_SCHEMA = pa.schema(
     [
         pa.field("cluster", pa.string()),

@@ -34,6 +34,7 @@ from kafka_forensics.core.tables import (
     BROKERS_SCHEMA,
     CONTROLLERS_SCHEMA,
     EVENTS,
+    FINDING_LISTING_COLUMNS,
     FINDINGS,
     FINDINGS_SCHEMA,
     IMPACT,
@@ -217,20 +218,7 @@ def top_findings(spark: SparkSession, out_dir: str, n: int) -> list[dict]:
         read_table(spark, out_dir, FINDINGS)
         .withColumn("_rank", severity_rank())
         .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
-        .select(
-            "rule",
-            "severity",
-            "topic",
-            "partition",
-            "replica",
-            "controller_epoch",
-            "controller_epoch_end",
-            "ts",
-            "ts_end",
-            "summary",
-            "evidence",
-            "evidence_count",
-        )
+        .select(*FINDING_LISTING_COLUMNS)
         .limit(n)
     )
 

@@ -153,11 +153,15 @@ def test_describe_timeline_story_and_replay_piped(spark, tmp_path):
     assert list(doc["story"][0]) == list(STORY_COLUMNS) and doc["story"][0]["ts"].endswith("Z")
 
     replayed = runner.invoke(
-        main, ["replay", str(FAILOVER), "--out", str(tmp_path / "out"), "--format", "json", "--show", "3"]
+        main,
+        ["replay", str(FAILOVER), "--out", str(tmp_path / "out"), "--format", "json", "--show", "3"]
+        + ["--cluster-from-path", r"sample_logs/([^/]+)/"],
     )
     assert replayed.exit_code == 0, replayed.output
     doc = json.loads(replayed.stdout)  # the summary went to stderr
     assert doc["command"] == "replay" and len(doc["findings"]) == 3 and "partition(s)" in replayed.stderr
+    # every documented column, the cluster filled in from the path (it was once listed but left empty)
+    assert all(list(f) == list(FINDING_COLUMNS) and f["cluster"] == FAILOVER.name for f in doc["findings"])
     story_json = json.loads((tmp_path / "out" / "story.json").read_text())
     assert story_json["format"] == "kafka-forensics-story/1" and story_json["clusters"][0]["sentences"]
 
