@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 
 CRITICAL, ERROR, WARNING, INFO = "critical", "error", "warning", "info"
 SEVERITIES = (CRITICAL, ERROR, WARNING, INFO)  # most severe first
@@ -85,15 +84,16 @@ def first_line(text: Optional[str]) -> str:
 
 def _unique(refs: Iterable[Optional[str]]) -> list[str]:
     """Evidence in order, once each; a reference that is not known (None) is left out."""
-    seen: dict[str, None] = {}
-    for ref in refs:
-        if ref and ref not in seen:
-            seen[ref] = None
+    seen = dict.fromkeys(refs)
+    seen.pop(None, None)
+    seen.pop("", None)
     return list(seen)
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
+    """One anomaly with its evidence. A named tuple, not a dataclass: the checks raise one per line they
+    judge (``consolidate`` merges those of one episode), so building one must cost little."""
+
     rule: str
     severity: str
     summary: str
@@ -106,14 +106,14 @@ class Finding:
     ts: Optional[datetime] = None
     kind: str = ""
     broker: Optional[int] = None
-    evidence_count: int = field(default=0)
+    evidence_count: int = 0
     ts_end: Optional[datetime] = None  # the episode's last evidence line (ts: its start)
     controller_epoch_end: Optional[int] = None  # the last controller epoch the episode spans
     # Not written out: what makes two findings one episode (see ``consolidate``), the line that
     # opened it (the id's anchor), and how many partitions a cluster-level finding's lines name.
-    episode: tuple = field(default=(), compare=False)
-    anchor: str = field(default="", compare=False)
-    partitions: int = field(default=0, compare=False)
+    episode: tuple = ()
+    anchor: str = ""
+    partitions: int = 0
 
     @staticmethod
     def make(
@@ -122,14 +122,24 @@ class Finding:
         summary: str,
         evidence: Sequence[Optional[str]],
         *,
+        cluster: str = "",
+        topic: Optional[str] = None,
+        partition: Optional[int] = None,
+        replica: Optional[int] = None,
+        controller_epoch: Optional[int] = None,
+        ts: Optional[datetime] = None,
+        kind: str = "",
+        broker: Optional[int] = None,
+        ts_end: Optional[datetime] = None,
+        controller_epoch_end: Optional[int] = None,
         episode: tuple = (),
         anchor: Optional[str] = None,
-        **where,
+        partitions: int = 0,
     ) -> "Finding":
         """Build a finding; evidence is de-duplicated (order kept) and kept whole until ``consolidate``
         caps it. ``episode``: the key under which findings of one rule and place are one anomaly
         (default: kind, controller epoch, broker, replica); ``anchor``: the line that raised it (default:
-        the first evidence line)."""
+        the first evidence line); ``ts_end`` / ``controller_epoch_end`` default to ``ts`` / ``controller_epoch``."""
         if rule not in RULES:
             raise ValueError(f"unknown rule {rule!r}")
         if severity not in SEVERITIES:
@@ -137,17 +147,25 @@ class Finding:
         refs = _unique(evidence)
         if not refs:
             raise ValueError(f"finding {rule} without evidence")
-        where.setdefault("ts_end", where.get("ts"))
-        where.setdefault("controller_epoch_end", where.get("controller_epoch"))
         return Finding(
-            rule=rule,
-            severity=severity,
-            summary=summary,
-            evidence=tuple(refs),
-            evidence_count=len(refs),
-            episode=episode,
-            anchor=anchor or refs[0],
-            **where,
+            rule,
+            severity,
+            summary,
+            tuple(refs),
+            cluster,
+            topic,
+            partition,
+            replica,
+            controller_epoch,
+            ts,
+            kind,
+            broker,
+            len(refs),
+            ts if ts_end is None else ts_end,
+            controller_epoch if controller_epoch_end is None else controller_epoch_end,
+            episode,
+            anchor or refs[0],
+            partitions,
         )
 
     @property
@@ -237,8 +255,7 @@ def consolidate(
         partitions = max(f.partitions for f in members) or (1 if lead.partition is not None else 0)
         n_lines = len(refs) + hidden
         out.append(
-            replace(
-                lead,
+            lead._replace(
                 summary=f"{lead.summary} ({_span_text(n_lines, partitions, ts, _latest(ends))})",
                 evidence=tuple(refs[:MAX_EVIDENCE]),
                 evidence_count=n_lines,

@@ -707,8 +707,7 @@ def kraft_unclean_lines(events: list[dict], findings: list[Finding], cluster: st
         else:
             old = out[i]
             refs = list(old.evidence) + [r for r in new.evidence if r not in old.evidence]
-            out[i] = replace(
-                old,
+            out[i] = old._replace(
                 evidence=tuple(refs[:MAX_EVIDENCE]),
                 evidence_count=old.evidence_count + len(refs) - len(old.evidence),
             )

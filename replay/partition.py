@@ -156,6 +156,7 @@ class PartitionReplay(EpochChecks):
         self.isr_by_leader = False  # the current ISR was last set by the leader's own shrink/expand line
         self.deleting = False
         self.vrange: Optional[VersionRange] = None
+        self.ranges: dict[tuple, VersionRange] = {}  # (dialect, broker) -> range_for_line
         # per controller epoch
         self.generation: Optional[int] = None
         self.epoch: Optional[int] = None
@@ -191,10 +192,7 @@ class PartitionReplay(EpochChecks):
 
     def _step(self, epoch: int, event: dict) -> None:
         et = event["event_type"]
-        broker = event.get("broker")
-        vrange = range_for_line(
-            event.get("dialect"), self.ctx.version_of(broker), self.cfg.user_version, self.ctx.dated_range_of(broker)
-        )
+        vrange = self._range_of(event.get("dialect"), event.get("broker"))
         if source_of(et) in (DECISION, CONTROLLER_VIEW, FAILURE):
             self.vrange = vrange
         if et == "partition_state_change":
@@ -234,6 +232,17 @@ class PartitionReplay(EpochChecks):
             source = source_of(et)
             if source is not None:
                 self._observe(epoch, event, vrange, source)
+
+    def _range_of(self, dialect: Optional[str], broker: Optional[int]) -> VersionRange:
+        """The releases a line of ``dialect`` written by ``broker`` is judged against (``range_for_line``),
+        worked out once per (dialect, broker) of the partition: it depends on nothing else of the line."""
+        key = (dialect, broker)
+        vrange = self.ranges.get(key)
+        if vrange is None:
+            vrange = self.ranges[key] = range_for_line(
+                dialect, self.ctx.version_of(broker), self.cfg.user_version, self.ctx.dated_range_of(broker)
+            )
+        return vrange
 
     # ---- controller epochs -------------------------------------------------------------------
     def _new_generation(self, generation: int) -> None:
@@ -438,15 +447,13 @@ class PartitionReplay(EpochChecks):
         self._record_isr(event, obs)
         if source == LEADER_ISR_CHANGE and not self._leader_isr_change_applies(event):
             return
-        new = apply_observation(self.cur, obs)
+        new = apply_observation(self.cur, obs, state)
         if source == LEADER_ISR_CHANGE and obs.partition_epoch is None and new.partition_epoch is not None:
             # "Shrinking/Expanding ISR from A to B" precedes the leader's conditional ZooKeeper write of the
             # new ISR, which bumps the zkVersion (K:cluster/Partition.scala@1.1.1:384,515,698-710; "ISR updated to
             # [..] and zkVersion updated to [N]" is TRACE there): without the bump, the controller's UpdateMetadata
             # still carrying the old ISR and zkVersion would not be recognised as the stale echo it is.
             new = new.with_(partition_epoch=new.partition_epoch + 1)
-        if state is not None:
-            new = new.with_(state=state)
         if obs.leader is not None or obs.isr is not None:
             self.leader_ref = ref_of(event)
         if obs.leader is not None and source in (DECISION, CONTROLLER_VIEW):
