@@ -69,7 +69,8 @@ def evidence_ref(source_file: str, line_no: int) -> str:
 
 
 def ref_of(event: dict) -> str:
-    return evidence_ref(event["source_file"], event["line_no"])
+    """``evidence_ref`` of an event (written out: the replay asks it several times per line)."""
+    return f"{event['source_file']}:{event['line_no']}"
 
 
 def fmt_ints(values) -> str:
@@ -241,8 +242,10 @@ def consolidate(
         groups.setdefault(f.episode_key(), []).append(f)
     out = []
     for members in groups.values():
-        members.sort(key=lambda f: (f.ts is None, f.ts or _MIN_TS, f.anchor, f.evidence))
-        lead = min(members, key=lambda f: severity_rank(f.severity))  # the earliest of the most severe
+        if len(members) > 1:
+            members.sort(key=_in_time)
+        ranks = [_SEVERITY_RANK[f.severity] for f in members]
+        lead = members[ranks.index(min(ranks))]  # the earliest of the most severe
         refs = _unique(r for f in members for r in f.evidence)
         hidden = sum(max(0, f.evidence_count - len(f.evidence)) for f in members)
         starts = [f.ts for f in members if f.ts is not None]
@@ -270,6 +273,10 @@ def consolidate(
             )
         )
     return out
+
+
+def _in_time(f: Finding) -> tuple:
+    return (f.ts is None, f.ts or _MIN_TS, f.anchor, f.evidence)
 
 
 def _same(values: Iterable[Optional[int]]):
@@ -313,6 +320,9 @@ def finding_json(row: dict) -> str:
     out["ts"] = format_ts(row.get("ts"))
     out["ts_end"] = format_ts(row.get("ts_end"))
     return json.dumps(out, ensure_ascii=False, separators=(", ", ": "))
+
+
+_SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 
 def severity_rank(severity: str) -> int:

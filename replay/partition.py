@@ -148,9 +148,9 @@ class PartitionReplay(EpochChecks):
         self.invariants = SnapshotInvariants(dict(self.where))
         self.ctrl_progress = Progression(dict(self.where), kind="controller")
         self.broker_progress = Progression(dict(self.where), kind="broker_view")
-        # every ISR seen: (incarnation, isr, version, leader epoch, ref); elections judged; the last
+        # every ISR seen, by incarnation: [(isr, version, leader epoch, ref)]; elections judged; the last
         # leader a controller decision or request named (broker views may show a new leader first)
-        self.isr_seen: list[tuple] = []
+        self.isr_seen: dict[int, list[tuple]] = {}
         self.judged_elections: set = set()
         self.decided_leader: Optional[int] = None
         self.isr_by_leader = False  # the current ISR was last set by the leader's own shrink/expand line
@@ -504,22 +504,24 @@ class PartitionReplay(EpochChecks):
         UpdateMetadata state. A stale echo is harmless: its version is lower."""
         if obs.isr is None or obs.leader == LEADER_DURING_DELETE:
             return
-        self.isr_seen.append((self.incarnation, obs.isr, obs.partition_epoch, obs.leader_epoch, ref_of(event)))
+        self.isr_seen.setdefault(self.incarnation, []).append(
+            (obs.isr, obs.partition_epoch, obs.leader_epoch, ref_of(event))
+        )
 
     def _previous_isr(self, obs: Observation) -> Optional[tuple]:
         """The last ISR seen before an election: ``(isr, version, ref)``, the highest version below the
         election's when versions are printed, else the latest."""
-        seen = [x for x in self.isr_seen if x[0] == self.incarnation]
+        seen = self.isr_seen.get(self.incarnation, [])
         if obs.partition_epoch is not None:
-            below = [x for x in seen if x[2] is not None and x[2] < obs.partition_epoch]
+            below = [x for x in seen if x[1] is not None and x[1] < obs.partition_epoch]
             if below:
-                best = max(below, key=lambda x: x[2])
-                return best[1], best[2], best[4]
+                best = max(below, key=lambda x: x[1])
+                return best[0], best[1], best[3]
         if obs.leader_epoch is not None:
-            seen = [x for x in seen if x[3] is None or x[3] < obs.leader_epoch] or [
-                x for x in seen if x[2] is None and x[3] is None
+            seen = [x for x in seen if x[2] is None or x[2] < obs.leader_epoch] or [
+                x for x in seen if x[1] is None and x[2] is None
             ]
-        return (seen[-1][1], None, seen[-1][4]) if seen else None
+        return (seen[-1][0], None, seen[-1][3]) if seen else None
 
     def _judge_election(self, epoch: int, event: dict, obs: Observation) -> None:
         """I11: was a new leader elected from outside the ISR? Severity follows the evidence:

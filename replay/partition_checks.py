@@ -148,22 +148,46 @@ class Progression:
     def observe(
         self, lane, obs: Observation, event: dict, epoch: int, incarnation: int, broker: Optional[int] = None
     ) -> None:
-        if obs.leader_epoch is None and obs.partition_epoch is None and obs.state_controller_epoch is None:
+        leader_epoch, partition_epoch, controller_epoch = (
+            obs.leader_epoch,
+            obs.partition_epoch,
+            obs.state_controller_epoch,
+        )
+        if leader_epoch is None and partition_epoch is None and controller_epoch is None:
             return
+        leader = obs.leader if obs.leader is None or obs.leader >= 0 else None
         snap = PartitionSnapshot(
-            leader=obs.leader if obs.leader is None or obs.leader >= 0 else None,
-            leader_epoch=obs.leader_epoch,
-            partition_epoch=obs.partition_epoch,
-            controller_epoch=obs.state_controller_epoch,
+            leader=leader, leader_epoch=leader_epoch, partition_epoch=partition_epoch, controller_epoch=controller_epoch
         )
         prev = self._last.get(lane)
-        if prev is not None and prev[2] != incarnation:
-            prev = None  # another incarnation of the partition: nothing to compare with
-        violations = check_progression(prev[0], snap) if prev is not None else []
+        if prev is None or prev[2] != incarnation:  # nothing to compare with (or another incarnation)
+            self._last[lane] = (snap, ref_of(event), incarnation)
+            return
+        p = prev[0]
+        violations = check_progression(p, snap)
+        if violations:
+            self._found(violations, p, snap, prev[1], event, epoch, broker)
+            return  # keep the higher baseline: one stale line gives one finding, not a cascade
+        baseline = PartitionSnapshot(
+            leader=leader if leader is not None or leader_epoch not in (None, p.leader_epoch) else p.leader,
+            leader_epoch=leader_epoch if leader_epoch is not None else p.leader_epoch,
+            partition_epoch=partition_epoch if partition_epoch is not None else p.partition_epoch,
+            controller_epoch=_max(p.controller_epoch, controller_epoch),
+        )
+        self._last[lane] = (baseline, ref_of(event), incarnation)
+
+    def _found(
+        self,
+        violations: list[str],
+        p: PartitionSnapshot,
+        snap: PartitionSnapshot,
+        prev_ref: str,
+        event: dict,
+        epoch: int,
+        broker: Optional[int],
+    ) -> None:
         for violation in violations:
-            assert prev is not None
             severity, text = _PROGRESSION_TEXT[violation]
-            p = prev[0]
             summary = text.format(
                 prev_le=p.leader_epoch,
                 le=snap.leader_epoch,
@@ -181,7 +205,7 @@ class Progression:
                     violation,
                     severity,
                     summary,
-                    [prev[1], ref_of(event)],
+                    [prev_ref, ref_of(event)],
                     controller_epoch=epoch,
                     ts=event.get("ts"),
                     kind=self.kind,
@@ -189,19 +213,6 @@ class Progression:
                     **self.where,
                 )
             )
-        if violations:
-            return  # keep the higher baseline: one stale line gives one finding, not a cascade
-        if prev is not None:
-            p = prev[0]
-            snap = PartitionSnapshot(
-                leader=snap.leader
-                if snap.leader is not None or snap.leader_epoch not in (None, p.leader_epoch)
-                else p.leader,
-                leader_epoch=snap.leader_epoch if snap.leader_epoch is not None else p.leader_epoch,
-                partition_epoch=snap.partition_epoch if snap.partition_epoch is not None else p.partition_epoch,
-                controller_epoch=_max(p.controller_epoch, snap.controller_epoch),
-            )
-        self._last[lane] = (snap, ref_of(event), incarnation)
 
 
 def _max(a: Optional[int], b: Optional[int]) -> Optional[int]:
