@@ -60,7 +60,7 @@ RULES: dict[str, str] = {
 }
 
 MAX_EVIDENCE = 50  # a finding cites at most this many lines; evidence_count keeps the true number
-_MIN_TS = datetime.min.replace(tzinfo=timezone.utc)
+MIN_TS = datetime.min.replace(tzinfo=timezone.utc)
 
 
 def evidence_ref(source_file: str, line_no: int) -> str:
@@ -83,7 +83,7 @@ def first_line(text: Optional[str]) -> str:
     return (text or "").strip().splitlines()[0][:300] if (text or "").strip() else ""
 
 
-def _unique(refs: Iterable[Optional[str]]) -> list[str]:
+def unique_refs(refs: Iterable[Optional[str]]) -> list[str]:
     """Evidence in order, once each; a reference that is not known (None) is left out."""
     seen = dict.fromkeys(refs)
     seen.pop(None, None)
@@ -145,7 +145,7 @@ class Finding(NamedTuple):
             raise ValueError(f"unknown rule {rule!r}")
         if severity not in SEVERITIES:
             raise ValueError(f"unknown severity {severity!r}")
-        refs = _unique(evidence)
+        refs = unique_refs(evidence)
         if not refs:
             raise ValueError(f"finding {rule} without evidence")
         return Finding(
@@ -246,7 +246,7 @@ def consolidate(
             members.sort(key=_in_time)
         ranks = [_SEVERITY_RANK[f.severity] for f in members]
         lead = members[ranks.index(min(ranks))]  # the earliest of the most severe
-        refs = _unique(r for f in members for r in f.evidence)
+        refs = unique_refs(r for f in members for r in f.evidence)
         hidden = sum(max(0, f.evidence_count - len(f.evidence)) for f in members)
         starts = [f.ts for f in members if f.ts is not None]
         ts = min(starts) if starts else None
@@ -276,7 +276,7 @@ def consolidate(
 
 
 def _in_time(f: Finding) -> tuple:
-    return (f.ts is None, f.ts or _MIN_TS, f.anchor, f.evidence)
+    return (f.ts is None, f.ts or MIN_TS, f.anchor, f.evidence)
 
 
 def _same(values: Iterable[Optional[int]]):

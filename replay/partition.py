@@ -186,7 +186,9 @@ class PartitionReplay(EpochChecks):
         if self.epoch is not None:
             self._end_of_epoch()
         self._flush_failures()  # an offline episode the logs do not see end
-        findings = self.findings + self.invariants.findings() + self.ctrl_progress.found + self.broker_progress.found
+        findings = (
+            self.findings + self.invariants.findings() + self.ctrl_progress.findings() + self.broker_progress.findings()
+        )
         replica_rows = [row for r in sorted(self.r_rows) for row in self.r_rows[r].rows]
         return ReplayResult(self.p_rows.rows, replica_rows, findings)
 

@@ -29,7 +29,7 @@ from kafka_forensics.statemachines.invariants import (
     check_snapshot,
 )
 
-from .findings import CRITICAL, ERROR, INFO, WARNING, Finding, ref_of
+from .findings import CRITICAL, ERROR, INFO, MIN_TS, WARNING, Finding, ref_of, unique_refs
 from .partition_view import Observation
 
 _KRAFT_CHECK_VERSION = "3.9"  # KRaft keeps the ZK invariants by construction (reference §7.2)
@@ -138,12 +138,19 @@ class SnapshotInvariants:
 
 @dataclass
 class Progression:
-    """Epoch progressions between consecutive observations written on one clock."""
+    """Epoch progressions between consecutive observations written on one clock.
+
+    A regression is raised on every line that shows it (one stale baseline can be followed by many),
+    and ``consolidate`` makes the lines of one (rule, controller epoch, broker) one finding. This check is
+    the only one that raises these rules, so it keeps each episode's lines as plain tuples and builds the
+    one ``Finding`` that ``consolidate`` would have made of them (same lines in the same order, the
+    earliest line's summary), instead of a ``Finding`` per line."""
 
     where: dict
     kind: str
     _last: dict = field(default_factory=dict)  # lane -> (PartitionSnapshot, ref, incarnation)
-    found: list = field(default_factory=list)
+    # (violation, controller epoch, broker) -> [(ts, evidence, previous snapshot, snapshot)]
+    _raised: dict = field(default_factory=dict)
 
     def observe(
         self, lane, obs: Observation, event: dict, epoch: int, incarnation: int, broker: Optional[int] = None
@@ -186,7 +193,16 @@ class Progression:
         epoch: int,
         broker: Optional[int],
     ) -> None:
+        evidence = tuple(unique_refs((prev_ref, ref_of(event))))
         for violation in violations:
+            self._raised.setdefault((violation, epoch, broker), []).append((event.get("ts"), evidence, p, snap))
+
+    def findings(self) -> list[Finding]:
+        """One finding per episode, as ``consolidate`` would merge the findings of its lines."""
+        out = []
+        for (violation, epoch, broker), lines in self._raised.items():
+            lines.sort(key=_line_in_time)  # consolidate's order: time, then the line that raised it
+            _, evidence, p, snap = lines[0]
             severity, text = _PROGRESSION_TEXT[violation]
             summary = text.format(
                 prev_le=p.leader_epoch,
@@ -200,19 +216,28 @@ class Progression:
             )
             if broker is not None:
                 summary = f"broker {broker}: {summary}"
-            self.found.append(
+            times = [line[0] for line in lines if line[0] is not None]
+            out.append(
                 Finding.make(
                     violation,
                     severity,
                     summary,
-                    [prev_ref, ref_of(event)],
+                    unique_refs(ref for line in lines for ref in line[1]),
                     controller_epoch=epoch,
-                    ts=event.get("ts"),
+                    ts=min(times) if times else None,
+                    ts_end=max(times) if times else None,
                     kind=self.kind,
                     broker=broker,
+                    anchor=evidence[0],
                     **self.where,
                 )
             )
+        return out
+
+
+def _line_in_time(line: tuple) -> tuple:
+    ts, evidence = line[0], line[1]
+    return (ts is None, ts or MIN_TS, evidence[0], evidence)
 
 
 def _max(a: Optional[int], b: Optional[int]) -> Optional[int]:
