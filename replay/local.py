@@ -68,19 +68,22 @@ def controller_activity(events: Iterable[dict]) -> list[dict]:
         key = (e["controller_epoch"], e["controller_id"])
         a = acts.get(key)
         if a is None:
-            acts[key] = {
-                "controller_epoch": key[0],
-                "controller_id": key[1],
-                "n": 1,
-                "first_ts": e["ts"],
-                "last_ts": e["ts"],
-                "first_ref": ref_of(e),
-                "last_ref": ref_of(e),
-            }
+            acts[key] = [e, e, 1]
         else:
-            a["n"] += 1
-            a["last_ts"], a["last_ref"] = e["ts"], ref_of(e)
-    return [acts[k] for k in sorted(acts)]
+            a[1] = e
+            a[2] += 1
+    return [
+        {
+            "controller_epoch": key[0],
+            "controller_id": key[1],
+            "n": n,
+            "first_ts": first["ts"],
+            "last_ts": last["ts"],
+            "first_ref": ref_of(first),
+            "last_ref": ref_of(last),
+        }
+        for key, (first, last, n) in sorted(acts.items())
+    ]
 
 
 def _replay_cluster(cluster: str, evs: list[dict], user_version: Optional[str], skew_seconds: float, out: LocalReplay):
