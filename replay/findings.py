@@ -85,10 +85,10 @@ def first_line(text: Optional[str]) -> str:
 
 def unique_refs(refs: Iterable[Optional[str]]) -> list[str]:
     """Evidence in order, once each; a reference that is not known (None) is left out."""
-    seen = dict.fromkeys(refs)
+    seen: dict[Optional[str], None] = dict.fromkeys(refs)
     seen.pop(None, None)
     seen.pop("", None)
-    return list(seen)
+    return [ref for ref in seen if ref is not None]
 
 
 class Finding(NamedTuple):

@@ -651,7 +651,8 @@ def resolve_metadata_events(events: list[dict]) -> list[dict]:
                 key = (e.get("cluster", ""), tid)
                 names[key] = min(names.get(key, e["topic"]), e["topic"])
     partitions: dict[tuple, set] = {}
-    out, removals = [], []
+    out: list[dict] = []
+    removals: list[dict] = []
     for e in events:
         if e["event_type"] not in RECORD_TYPES and e.get("log_kind") != "metadata":
             out.append(e)  # a log line: nothing to resolve

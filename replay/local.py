@@ -53,7 +53,7 @@ def _time_key(e: dict) -> tuple:
 
 def controller_activity(events: Iterable[dict]) -> list[dict]:
     """One row per (controller_id, controller_epoch) of controller-authored lines: first/last action."""
-    acts: dict[tuple, dict] = {}
+    acts: dict[tuple, tuple[dict, dict, int]] = {}  # (epoch, id) -> (first line, last line, lines)
     for e in sorted(
         (
             e
@@ -66,12 +66,8 @@ def controller_activity(events: Iterable[dict]) -> list[dict]:
         key=_time_key,
     ):
         key = (e["controller_epoch"], e["controller_id"])
-        a = acts.get(key)
-        if a is None:
-            acts[key] = [e, e, 1]
-        else:
-            a[1] = e
-            a[2] += 1
+        first, _, n = acts.get(key, (e, e, 0))
+        acts[key] = (first, e, n + 1)
     return [
         {
             "controller_epoch": key[0],
