@@ -76,9 +76,9 @@ def _parse(files: list[Path], base: Path, kafka_version: str | None):
 
 
 def _replay(events: list[dict], kafka_version: str | None) -> dict:
-    from kafka_forensics.replay.local import replay_all, replay_event
+    from kafka_forensics.replay.local import replay_all, replay_events
 
-    rows = [replay_event(e) for e in events]
+    rows = replay_events(events)
     try:
         result = replay_all(rows, user_version=kafka_version)
     except Exception as err:  # a version the replay refuses: the refusal is the behaviour

@@ -48,6 +48,7 @@ from kafka_forensics.replay.cluster import (
     ClusterContext,
     build_cluster_context,
 )
+from kafka_forensics.replay.collector import rare_full_collections
 from kafka_forensics.replay.final_state import DESCRIBE_LAG_SECONDS, SnapshotAt
 from kafka_forensics.replay.findings import SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
@@ -291,20 +292,21 @@ def _grouped_map(
 
     def run(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         key, group, out = None, [], []
-        for batch in batches:
-            for row in batch.to_pylist():
-                k = tuple(row[c] for c in keys)
-                if group and k != key:
-                    out.extend(per_group(key, group))
-                    group = []
-                key = k
-                group.append(_py_row(row))
-            if len(out) >= BATCH_ROWS:
-                yield from _to_batches(out)
-                out = []
-        if group:
-            out.extend(per_group(key, group))
-        yield from _to_batches(out)
+        with rare_full_collections():  # a Python worker of its own: the policy holds while it runs
+            for batch in batches:
+                for row in batch.to_pylist():
+                    k = tuple(row[c] for c in keys)
+                    if group and k != key:
+                        out.extend(per_group(key, group))
+                        group = []
+                    key = k
+                    group.append(_py_row(row))
+                if len(out) >= BATCH_ROWS:
+                    yield from _to_batches(out)
+                    out = []
+            if group:
+                out.extend(per_group(key, group))
+            yield from _to_batches(out)
 
     return ordered.mapInArrow(run, from_arrow_schema(REPLAY_OUTPUT_SCHEMA))
 

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 
 CRITICAL, ERROR, WARNING, INFO = "critical", "error", "warning", "info"
 SEVERITIES = (CRITICAL, ERROR, WARNING, INFO)  # most severe first
@@ -61,7 +60,7 @@ RULES: dict[str, str] = {
 }
 
 MAX_EVIDENCE = 50  # a finding cites at most this many lines; evidence_count keeps the true number
-_MIN_TS = datetime.min.replace(tzinfo=timezone.utc)
+MIN_TS = datetime.min.replace(tzinfo=timezone.utc)
 
 
 def evidence_ref(source_file: str, line_no: int) -> str:
@@ -70,7 +69,8 @@ def evidence_ref(source_file: str, line_no: int) -> str:
 
 
 def ref_of(event: dict) -> str:
-    return evidence_ref(event["source_file"], event["line_no"])
+    """``evidence_ref`` of an event (written out: the replay asks it several times per line)."""
+    return f"{event['source_file']}:{event['line_no']}"
 
 
 def fmt_ints(values) -> str:
@@ -83,17 +83,18 @@ def first_line(text: Optional[str]) -> str:
     return (text or "").strip().splitlines()[0][:300] if (text or "").strip() else ""
 
 
-def _unique(refs: Iterable[Optional[str]]) -> list[str]:
+def unique_refs(refs: Iterable[Optional[str]]) -> list[str]:
     """Evidence in order, once each; a reference that is not known (None) is left out."""
-    seen: dict[str, None] = {}
-    for ref in refs:
-        if ref and ref not in seen:
-            seen[ref] = None
-    return list(seen)
+    seen: dict[Optional[str], None] = dict.fromkeys(refs)
+    seen.pop(None, None)
+    seen.pop("", None)
+    return [ref for ref in seen if ref is not None]
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
+    """One anomaly with its evidence. A named tuple, not a dataclass: the checks raise one per line they
+    judge (``consolidate`` merges those of one episode), so building one must cost little."""
+
     rule: str
     severity: str
     summary: str
@@ -106,14 +107,14 @@ class Finding:
     ts: Optional[datetime] = None
     kind: str = ""
     broker: Optional[int] = None
-    evidence_count: int = field(default=0)
+    evidence_count: int = 0
     ts_end: Optional[datetime] = None  # the episode's last evidence line (ts: its start)
     controller_epoch_end: Optional[int] = None  # the last controller epoch the episode spans
     # Not written out: what makes two findings one episode (see ``consolidate``), the line that
     # opened it (the id's anchor), and how many partitions a cluster-level finding's lines name.
-    episode: tuple = field(default=(), compare=False)
-    anchor: str = field(default="", compare=False)
-    partitions: int = field(default=0, compare=False)
+    episode: tuple = ()
+    anchor: str = ""
+    partitions: int = 0
 
     @staticmethod
     def make(
@@ -122,32 +123,50 @@ class Finding:
         summary: str,
         evidence: Sequence[Optional[str]],
         *,
+        cluster: str = "",
+        topic: Optional[str] = None,
+        partition: Optional[int] = None,
+        replica: Optional[int] = None,
+        controller_epoch: Optional[int] = None,
+        ts: Optional[datetime] = None,
+        kind: str = "",
+        broker: Optional[int] = None,
+        ts_end: Optional[datetime] = None,
+        controller_epoch_end: Optional[int] = None,
         episode: tuple = (),
         anchor: Optional[str] = None,
-        **where,
+        partitions: int = 0,
     ) -> "Finding":
         """Build a finding; evidence is de-duplicated (order kept) and kept whole until ``consolidate``
         caps it. ``episode``: the key under which findings of one rule and place are one anomaly
         (default: kind, controller epoch, broker, replica); ``anchor``: the line that raised it (default:
-        the first evidence line)."""
+        the first evidence line); ``ts_end`` / ``controller_epoch_end`` default to ``ts`` / ``controller_epoch``."""
         if rule not in RULES:
             raise ValueError(f"unknown rule {rule!r}")
         if severity not in SEVERITIES:
             raise ValueError(f"unknown severity {severity!r}")
-        refs = _unique(evidence)
+        refs = unique_refs(evidence)
         if not refs:
             raise ValueError(f"finding {rule} without evidence")
-        where.setdefault("ts_end", where.get("ts"))
-        where.setdefault("controller_epoch_end", where.get("controller_epoch"))
         return Finding(
-            rule=rule,
-            severity=severity,
-            summary=summary,
-            evidence=tuple(refs),
-            evidence_count=len(refs),
-            episode=episode,
-            anchor=anchor or refs[0],
-            **where,
+            rule,
+            severity,
+            summary,
+            tuple(refs),
+            cluster,
+            topic,
+            partition,
+            replica,
+            controller_epoch,
+            ts,
+            kind,
+            broker,
+            len(refs),
+            ts if ts_end is None else ts_end,
+            controller_epoch if controller_epoch_end is None else controller_epoch_end,
+            episode,
+            anchor or refs[0],
+            partitions,
         )
 
     @property
@@ -223,9 +242,11 @@ def consolidate(
         groups.setdefault(f.episode_key(), []).append(f)
     out = []
     for members in groups.values():
-        members.sort(key=lambda f: (f.ts is None, f.ts or _MIN_TS, f.anchor, f.evidence))
-        lead = min(members, key=lambda f: severity_rank(f.severity))  # the earliest of the most severe
-        refs = _unique(r for f in members for r in f.evidence)
+        if len(members) > 1:
+            members.sort(key=_in_time)
+        ranks = [_SEVERITY_RANK[f.severity] for f in members]
+        lead = members[ranks.index(min(ranks))]  # the earliest of the most severe
+        refs = unique_refs(r for f in members for r in f.evidence)
         hidden = sum(max(0, f.evidence_count - len(f.evidence)) for f in members)
         starts = [f.ts for f in members if f.ts is not None]
         ts = min(starts) if starts else None
@@ -237,8 +258,7 @@ def consolidate(
         partitions = max(f.partitions for f in members) or (1 if lead.partition is not None else 0)
         n_lines = len(refs) + hidden
         out.append(
-            replace(
-                lead,
+            lead._replace(
                 summary=f"{lead.summary} ({_span_text(n_lines, partitions, ts, _latest(ends))})",
                 evidence=tuple(refs[:MAX_EVIDENCE]),
                 evidence_count=n_lines,
@@ -253,6 +273,10 @@ def consolidate(
             )
         )
     return out
+
+
+def _in_time(f: Finding) -> tuple:
+    return (f.ts is None, f.ts or MIN_TS, f.anchor, f.evidence)
 
 
 def _same(values: Iterable[Optional[int]]):
@@ -296,6 +320,9 @@ def finding_json(row: dict) -> str:
     out["ts"] = format_ts(row.get("ts"))
     out["ts_end"] = format_ts(row.get("ts_end"))
     return json.dumps(out, ensure_ascii=False, separators=(", ", ": "))
+
+
+_SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 
 def severity_rank(severity: str) -> int:

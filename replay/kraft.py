@@ -645,13 +645,18 @@ def resolve_metadata_events(events: list[dict]) -> list[dict]:
     any TopicRecord), and each RemoveTopicRecord repeated for every partition of its topic."""
     names: dict[tuple, str] = {}
     for e in events:
-        tid = (e.get("attrs") or {}).get("topic_id")
-        if e["event_type"] == "metadata_topic" and e.get("topic") and tid:
-            key = (e.get("cluster", ""), tid)
-            names[key] = min(names.get(key, e["topic"]), e["topic"])
+        if e["event_type"] == "metadata_topic":
+            tid = (e.get("attrs") or {}).get("topic_id")
+            if e.get("topic") and tid:
+                key = (e.get("cluster", ""), tid)
+                names[key] = min(names.get(key, e["topic"]), e["topic"])
     partitions: dict[tuple, set] = {}
-    out = []
+    out: list[dict] = []
+    removals: list[dict] = []
     for e in events:
+        if e["event_type"] not in RECORD_TYPES and e.get("log_kind") != "metadata":
+            out.append(e)  # a log line: nothing to resolve
+            continue
         tid = (e.get("attrs") or {}).get("topic_id")
         if e.get("log_kind") == "metadata" and tid and e.get("topic") is None:
             e = {**e, "topic": names.get((e.get("cluster", ""), tid))}
@@ -661,9 +666,7 @@ def resolve_metadata_events(events: list[dict]) -> list[dict]:
             and e.get("partition") is not None
         ):
             partitions.setdefault((e.get("cluster", ""), tid), set()).add(e["partition"])
-        out.append(e)
-    removals = [e for e in out if e["event_type"] == "metadata_remove_topic"]
-    out = [e for e in out if e["event_type"] != "metadata_remove_topic"]
+        (removals if e["event_type"] == "metadata_remove_topic" else out).append(e)
     for e in removals:
         tid = (e.get("attrs") or {}).get("topic_id")
         out.extend({**e, "partition": p} for p in sorted(partitions.get((e.get("cluster", ""), tid), ())))
@@ -707,8 +710,7 @@ def kraft_unclean_lines(events: list[dict], findings: list[Finding], cluster: st
         else:
             old = out[i]
             refs = list(old.evidence) + [r for r in new.evidence if r not in old.evidence]
-            out[i] = replace(
-                old,
+            out[i] = old._replace(
                 evidence=tuple(refs[:MAX_EVIDENCE]),
                 evidence_count=old.evidence_count + len(refs) - len(old.evidence),
             )

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Callable, Iterable, Optional
 
 from .cluster import ACTING_TYPES, ClusterContext, build_cluster_context, is_cluster_row
+from .collector import rare_full_collections
 from .findings import Finding, ref_of
 from .kraft import resolve_metadata_events
 from .partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
@@ -39,13 +40,20 @@ def replay_event(row: dict) -> dict:
     return event
 
 
+def replay_events(rows: Iterable[dict]) -> list[dict]:
+    """``replay_event`` of every row. Under ``rare_full_collections``: the copies are as wide as the rows,
+    and scanning the two of them again and again would cost more than copying."""
+    with rare_full_collections():
+        return [replay_event(row) for row in rows]
+
+
 def _time_key(e: dict) -> tuple:
     return (e.get("ts") is None, e.get("ts") or 0, e["source_file"], e["line_no"])
 
 
 def controller_activity(events: Iterable[dict]) -> list[dict]:
     """One row per (controller_id, controller_epoch) of controller-authored lines: first/last action."""
-    acts: dict[tuple, dict] = {}
+    acts: dict[tuple, tuple[dict, dict, int]] = {}  # (epoch, id) -> (first line, last line, lines)
     for e in sorted(
         (
             e
@@ -58,21 +66,60 @@ def controller_activity(events: Iterable[dict]) -> list[dict]:
         key=_time_key,
     ):
         key = (e["controller_epoch"], e["controller_id"])
-        a = acts.get(key)
-        if a is None:
-            acts[key] = {
-                "controller_epoch": key[0],
-                "controller_id": key[1],
-                "n": 1,
-                "first_ts": e["ts"],
-                "last_ts": e["ts"],
-                "first_ref": ref_of(e),
-                "last_ref": ref_of(e),
-            }
-        else:
-            a["n"] += 1
-            a["last_ts"], a["last_ref"] = e["ts"], ref_of(e)
-    return [acts[k] for k in sorted(acts)]
+        first, _, n = acts.get(key, (e, e, 0))
+        acts[key] = (first, e, n + 1)
+    return [
+        {
+            "controller_epoch": key[0],
+            "controller_id": key[1],
+            "n": n,
+            "first_ts": first["ts"],
+            "last_ts": last["ts"],
+            "first_ref": ref_of(first),
+            "last_ref": ref_of(last),
+        }
+        for key, (first, last, n) in sorted(acts.items())
+    ]
+
+
+def _replay_cluster(cluster: str, evs: list[dict], user_version: Optional[str], skew_seconds: float, out: LocalReplay):
+    """One cluster's lines, sorted in one pass into what each stage reads, then replayed."""
+    cluster_lines, acting, templates = [], [], set()
+    partitions: dict[tuple, list[dict]] = {}
+    stale: dict[tuple, list[dict]] = {}
+    for e in evs:
+        event_type = e["event_type"]
+        if e.get("template"):
+            templates.add((e.get("broker"), e["template"]))
+        if e.get("ts") is not None:
+            if is_cluster_row(e):
+                cluster_lines.append(e)
+            if event_type in ACTING_TYPES:
+                acting.append(e)
+        if is_stale_epoch_event(e):
+            stale.setdefault(group_key(e), []).append(e)
+        elif event_type == OFFLINE_REPLICAS_MARKED:
+            for p in per_partition_events(e):
+                partitions.setdefault((p["topic"], p["partition"]), []).append(p)
+        elif e.get("topic") is not None and e.get("partition") is not None and event_type in PARTITION_EVENT_TYPES:
+            partitions.setdefault((e["topic"], e["partition"]), []).append(e)
+    ctx = build_cluster_context(
+        cluster,
+        sorted(cluster_lines, key=_time_key),
+        controller_activity(acting),
+        skew_seconds,
+        sorted(templates, key=repr),
+    )
+    out.contexts[cluster] = ctx
+    out.findings.extend(ctx.findings)
+    cfg = ReplayConfig(cluster=cluster, user_version=user_version)
+    for key in sorted(partitions):
+        result = replay_partition(partitions[key], ctx, cfg)
+        out.partition_intervals.extend(result.partition_intervals)
+        out.replica_intervals.extend(result.replica_intervals)
+        out.findings.extend(result.findings)
+    for key in sorted(stale, key=repr):
+        out.findings.append(stale_epoch_finding(cluster, stale[key]))
 
 
 def replay_all(
@@ -82,39 +129,13 @@ def replay_all(
     skew_seconds: float = 2.0,
 ) -> LocalReplay:
     """Replay every event (dicts shaped like rows of the ``events`` table, ``attrs`` a dict)."""
-    by_cluster: dict[str, list[dict]] = {}
-    for e in resolve_metadata_events(list(events)):  # KRaft records: topic names by id, removals
-        by_cluster.setdefault(cluster_of(e), []).append(e)
-    out = LocalReplay()
-    for cluster in sorted(by_cluster):
-        evs = by_cluster[cluster]
-        cluster_lines = sorted((e for e in evs if is_cluster_row(e) and e.get("ts") is not None), key=_time_key)
-        templates = sorted({(e.get("broker"), e.get("template")) for e in evs if e.get("template")}, key=repr)
-        ctx = build_cluster_context(cluster, cluster_lines, controller_activity(evs), skew_seconds, templates)
-        out.contexts[cluster] = ctx
-        out.findings.extend(ctx.findings)
-        partitions: dict[tuple, list[dict]] = {}
-        stale: dict[tuple, list[dict]] = {}
-        for e in evs:
-            if is_stale_epoch_event(e):
-                stale.setdefault(group_key(e), []).append(e)
-            elif e["event_type"] == OFFLINE_REPLICAS_MARKED:
-                for p in per_partition_events(e):
-                    partitions.setdefault((p["topic"], p["partition"]), []).append(p)
-            elif (
-                e.get("topic") is not None
-                and e.get("partition") is not None
-                and e["event_type"] in PARTITION_EVENT_TYPES
-            ):
-                partitions.setdefault((e["topic"], e["partition"]), []).append(e)
-        cfg = ReplayConfig(cluster=cluster, user_version=user_version)
-        for key in sorted(partitions):
-            result = replay_partition(partitions[key], ctx, cfg)
-            out.partition_intervals.extend(result.partition_intervals)
-            out.replica_intervals.extend(result.replica_intervals)
-            out.findings.extend(result.findings)
-        for key in sorted(stale, key=repr):
-            out.findings.append(stale_epoch_finding(cluster, stale[key]))
+    with rare_full_collections():
+        by_cluster: dict[str, list[dict]] = {}
+        for e in resolve_metadata_events(list(events)):  # KRaft records: topic names by id, removals
+            by_cluster.setdefault(cluster_of(e), []).append(e)
+        out = LocalReplay()
+        for cluster in sorted(by_cluster):
+            _replay_cluster(cluster, by_cluster[cluster], user_version, skew_seconds, out)
     unique = {f.finding_id: f for f in out.findings}
     out.findings = sorted(
         unique.values(),

@@ -59,8 +59,11 @@ def replay_order(
     A generation ends where the controller epoch was reset (a new election with a lower epoch,
     ``ClusterContext.generation_at``): epochs only order lines within one generation.
     """
-    by_time = sorted(events, key=_time_key)
+    keys = sorted((_time_key(e), i) for i, e in enumerate(events))  # (time key, index): never compares events
+    by_time = [events[i] for _, i in keys]
     epochs = assign_epochs(by_time, epoch_at)
-    paired = [(generation_at(e.get("ts")), epoch, e) for epoch, e in zip(epochs, by_time)]
-    paired.sort(key=lambda gpe: (gpe[0], gpe[1], *_time_key(gpe[2])))
-    return paired
+    # (generation, epoch, time key, position in by_time): the stable sort of by_time by (generation, epoch)
+    order = sorted(
+        (generation_at(e.get("ts")), epoch, key, n) for n, (e, epoch, (key, _)) in enumerate(zip(by_time, epochs, keys))
+    )
+    return [(generation, epoch, by_time[n]) for generation, epoch, _, n in order]

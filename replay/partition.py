@@ -148,14 +148,15 @@ class PartitionReplay(EpochChecks):
         self.invariants = SnapshotInvariants(dict(self.where))
         self.ctrl_progress = Progression(dict(self.where), kind="controller")
         self.broker_progress = Progression(dict(self.where), kind="broker_view")
-        # every ISR seen: (incarnation, isr, version, leader epoch, ref); elections judged; the last
+        # every ISR seen, by incarnation: [(isr, version, leader epoch, ref)]; elections judged; the last
         # leader a controller decision or request named (broker views may show a new leader first)
-        self.isr_seen: list[tuple] = []
+        self.isr_seen: dict[int, list[tuple]] = {}
         self.judged_elections: set = set()
         self.decided_leader: Optional[int] = None
         self.isr_by_leader = False  # the current ISR was last set by the leader's own shrink/expand line
         self.deleting = False
         self.vrange: Optional[VersionRange] = None
+        self.ranges: dict[tuple, VersionRange] = {}  # (dialect, broker) -> range_for_line
         # per controller epoch
         self.generation: Optional[int] = None
         self.epoch: Optional[int] = None
@@ -185,16 +186,15 @@ class PartitionReplay(EpochChecks):
         if self.epoch is not None:
             self._end_of_epoch()
         self._flush_failures()  # an offline episode the logs do not see end
-        findings = self.findings + self.invariants.findings() + self.ctrl_progress.found + self.broker_progress.found
+        findings = (
+            self.findings + self.invariants.findings() + self.ctrl_progress.findings() + self.broker_progress.findings()
+        )
         replica_rows = [row for r in sorted(self.r_rows) for row in self.r_rows[r].rows]
         return ReplayResult(self.p_rows.rows, replica_rows, findings)
 
     def _step(self, epoch: int, event: dict) -> None:
         et = event["event_type"]
-        broker = event.get("broker")
-        vrange = range_for_line(
-            event.get("dialect"), self.ctx.version_of(broker), self.cfg.user_version, self.ctx.dated_range_of(broker)
-        )
+        vrange = self._range_of(event.get("dialect"), event.get("broker"))
         if source_of(et) in (DECISION, CONTROLLER_VIEW, FAILURE):
             self.vrange = vrange
         if et == "partition_state_change":
@@ -234,6 +234,17 @@ class PartitionReplay(EpochChecks):
             source = source_of(et)
             if source is not None:
                 self._observe(epoch, event, vrange, source)
+
+    def _range_of(self, dialect: Optional[str], broker: Optional[int]) -> VersionRange:
+        """The releases a line of ``dialect`` written by ``broker`` is judged against (``range_for_line``),
+        worked out once per (dialect, broker) of the partition: it depends on nothing else of the line."""
+        key = (dialect, broker)
+        vrange = self.ranges.get(key)
+        if vrange is None:
+            vrange = self.ranges[key] = range_for_line(
+                dialect, self.ctx.version_of(broker), self.cfg.user_version, self.ctx.dated_range_of(broker)
+            )
+        return vrange
 
     # ---- controller epochs -------------------------------------------------------------------
     def _new_generation(self, generation: int) -> None:
@@ -438,15 +449,13 @@ class PartitionReplay(EpochChecks):
         self._record_isr(event, obs)
         if source == LEADER_ISR_CHANGE and not self._leader_isr_change_applies(event):
             return
-        new = apply_observation(self.cur, obs)
+        new = apply_observation(self.cur, obs, state)
         if source == LEADER_ISR_CHANGE and obs.partition_epoch is None and new.partition_epoch is not None:
             # "Shrinking/Expanding ISR from A to B" precedes the leader's conditional ZooKeeper write of the
             # new ISR, which bumps the zkVersion (K:cluster/Partition.scala@1.1.1:384,515,698-710; "ISR updated to
             # [..] and zkVersion updated to [N]" is TRACE there): without the bump, the controller's UpdateMetadata
             # still carrying the old ISR and zkVersion would not be recognised as the stale echo it is.
             new = new.with_(partition_epoch=new.partition_epoch + 1)
-        if state is not None:
-            new = new.with_(state=state)
         if obs.leader is not None or obs.isr is not None:
             self.leader_ref = ref_of(event)
         if obs.leader is not None and source in (DECISION, CONTROLLER_VIEW):
@@ -497,22 +506,24 @@ class PartitionReplay(EpochChecks):
         UpdateMetadata state. A stale echo is harmless: its version is lower."""
         if obs.isr is None or obs.leader == LEADER_DURING_DELETE:
             return
-        self.isr_seen.append((self.incarnation, obs.isr, obs.partition_epoch, obs.leader_epoch, ref_of(event)))
+        self.isr_seen.setdefault(self.incarnation, []).append(
+            (obs.isr, obs.partition_epoch, obs.leader_epoch, ref_of(event))
+        )
 
     def _previous_isr(self, obs: Observation) -> Optional[tuple]:
         """The last ISR seen before an election: ``(isr, version, ref)``, the highest version below the
         election's when versions are printed, else the latest."""
-        seen = [x for x in self.isr_seen if x[0] == self.incarnation]
+        seen = self.isr_seen.get(self.incarnation, [])
         if obs.partition_epoch is not None:
-            below = [x for x in seen if x[2] is not None and x[2] < obs.partition_epoch]
+            below = [x for x in seen if x[1] is not None and x[1] < obs.partition_epoch]
             if below:
-                best = max(below, key=lambda x: x[2])
-                return best[1], best[2], best[4]
+                best = max(below, key=lambda x: x[1])
+                return best[0], best[1], best[3]
         if obs.leader_epoch is not None:
-            seen = [x for x in seen if x[3] is None or x[3] < obs.leader_epoch] or [
-                x for x in seen if x[2] is None and x[3] is None
+            seen = [x for x in seen if x[2] is None or x[2] < obs.leader_epoch] or [
+                x for x in seen if x[1] is None and x[2] is None
             ]
-        return (seen[-1][1], None, seen[-1][4]) if seen else None
+        return (seen[-1][0], None, seen[-1][3]) if seen else None
 
     def _judge_election(self, epoch: int, event: dict, obs: Observation) -> None:
         """I11: was a new leader elected from outside the ISR? Severity follows the evidence:

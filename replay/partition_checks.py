@@ -29,7 +29,7 @@ from kafka_forensics.statemachines.invariants import (
     check_snapshot,
 )
 
-from .findings import CRITICAL, ERROR, INFO, WARNING, Finding, ref_of
+from .findings import CRITICAL, ERROR, INFO, MIN_TS, WARNING, Finding, ref_of, unique_refs
 from .partition_view import Observation
 
 _KRAFT_CHECK_VERSION = "3.9"  # KRaft keeps the ZK invariants by construction (reference §7.2)
@@ -138,32 +138,72 @@ class SnapshotInvariants:
 
 @dataclass
 class Progression:
-    """Epoch progressions between consecutive observations written on one clock."""
+    """Epoch progressions between consecutive observations written on one clock.
+
+    A regression is raised on every line that shows it (one stale baseline can be followed by many),
+    and ``consolidate`` makes the lines of one (rule, controller epoch, broker) one finding. This check is
+    the only one that raises these rules, so it keeps each episode's lines as plain tuples and builds the
+    one ``Finding`` that ``consolidate`` would have made of them (same lines in the same order, the
+    earliest line's summary), instead of a ``Finding`` per line."""
 
     where: dict
     kind: str
     _last: dict = field(default_factory=dict)  # lane -> (PartitionSnapshot, ref, incarnation)
-    found: list = field(default_factory=list)
+    # (violation, controller epoch, broker) -> [(ts, evidence, previous snapshot, snapshot)]
+    _raised: dict = field(default_factory=dict)
 
     def observe(
         self, lane, obs: Observation, event: dict, epoch: int, incarnation: int, broker: Optional[int] = None
     ) -> None:
-        if obs.leader_epoch is None and obs.partition_epoch is None and obs.state_controller_epoch is None:
+        leader_epoch, partition_epoch, controller_epoch = (
+            obs.leader_epoch,
+            obs.partition_epoch,
+            obs.state_controller_epoch,
+        )
+        if leader_epoch is None and partition_epoch is None and controller_epoch is None:
             return
+        leader = obs.leader if obs.leader is None or obs.leader >= 0 else None
         snap = PartitionSnapshot(
-            leader=obs.leader if obs.leader is None or obs.leader >= 0 else None,
-            leader_epoch=obs.leader_epoch,
-            partition_epoch=obs.partition_epoch,
-            controller_epoch=obs.state_controller_epoch,
+            leader=leader, leader_epoch=leader_epoch, partition_epoch=partition_epoch, controller_epoch=controller_epoch
         )
         prev = self._last.get(lane)
-        if prev is not None and prev[2] != incarnation:
-            prev = None  # another incarnation of the partition: nothing to compare with
-        violations = check_progression(prev[0], snap) if prev is not None else []
+        if prev is None or prev[2] != incarnation:  # nothing to compare with (or another incarnation)
+            self._last[lane] = (snap, ref_of(event), incarnation)
+            return
+        p = prev[0]
+        violations = check_progression(p, snap)
+        if violations:
+            self._found(violations, p, snap, prev[1], event, epoch, broker)
+            return  # keep the higher baseline: one stale line gives one finding, not a cascade
+        baseline = PartitionSnapshot(
+            leader=leader if leader is not None or leader_epoch not in (None, p.leader_epoch) else p.leader,
+            leader_epoch=leader_epoch if leader_epoch is not None else p.leader_epoch,
+            partition_epoch=partition_epoch if partition_epoch is not None else p.partition_epoch,
+            controller_epoch=_max(p.controller_epoch, controller_epoch),
+        )
+        self._last[lane] = (baseline, ref_of(event), incarnation)
+
+    def _found(
+        self,
+        violations: list[str],
+        p: PartitionSnapshot,
+        snap: PartitionSnapshot,
+        prev_ref: str,
+        event: dict,
+        epoch: int,
+        broker: Optional[int],
+    ) -> None:
+        evidence = tuple(unique_refs((prev_ref, ref_of(event))))
         for violation in violations:
-            assert prev is not None
+            self._raised.setdefault((violation, epoch, broker), []).append((event.get("ts"), evidence, p, snap))
+
+    def findings(self) -> list[Finding]:
+        """One finding per episode, as ``consolidate`` would merge the findings of its lines."""
+        out = []
+        for (violation, epoch, broker), lines in self._raised.items():
+            lines.sort(key=_line_in_time)  # consolidate's order: time, then the line that raised it
+            _, evidence, p, snap = lines[0]
             severity, text = _PROGRESSION_TEXT[violation]
-            p = prev[0]
             summary = text.format(
                 prev_le=p.leader_epoch,
                 le=snap.leader_epoch,
@@ -176,32 +216,28 @@ class Progression:
             )
             if broker is not None:
                 summary = f"broker {broker}: {summary}"
-            self.found.append(
+            times = [line[0] for line in lines if line[0] is not None]
+            out.append(
                 Finding.make(
                     violation,
                     severity,
                     summary,
-                    [prev[1], ref_of(event)],
+                    unique_refs(ref for line in lines for ref in line[1]),
                     controller_epoch=epoch,
-                    ts=event.get("ts"),
+                    ts=min(times) if times else None,
+                    ts_end=max(times) if times else None,
                     kind=self.kind,
                     broker=broker,
+                    anchor=evidence[0],
                     **self.where,
                 )
             )
-        if violations:
-            return  # keep the higher baseline: one stale line gives one finding, not a cascade
-        if prev is not None:
-            p = prev[0]
-            snap = PartitionSnapshot(
-                leader=snap.leader
-                if snap.leader is not None or snap.leader_epoch not in (None, p.leader_epoch)
-                else p.leader,
-                leader_epoch=snap.leader_epoch if snap.leader_epoch is not None else p.leader_epoch,
-                partition_epoch=snap.partition_epoch if snap.partition_epoch is not None else p.partition_epoch,
-                controller_epoch=_max(p.controller_epoch, snap.controller_epoch),
-            )
-        self._last[lane] = (snap, ref_of(event), incarnation)
+        return out
+
+
+def _line_in_time(line: tuple) -> tuple:
+    ts, evidence = line[0], line[1]
+    return (ts is None, ts or MIN_TS, evidence[0], evidence)
 
 
 def _max(a: Optional[int], b: Optional[int]) -> Optional[int]:

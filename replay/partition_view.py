@@ -12,8 +12,7 @@ bump, K:cluster/Partition.scala@2.4.1 maybeShrinkIsr).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from typing import Any, Optional
+from typing import NamedTuple, Optional
 
 # UpdateMetadata's stand-in leader for a topic being deleted (-2) and "no leader" (-1): one definition.
 from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE
@@ -65,9 +64,11 @@ def source_of(event_type: str) -> Optional[str]:
     return None
 
 
-@dataclass(frozen=True)
-class PartitionStatus:
-    """The replayed partition: state-machine state plus the leader/ISR znode contents."""
+class PartitionStatus(NamedTuple):
+    """The replayed partition: state-machine state plus the leader/ISR znode contents.
+
+    A named tuple, not a dataclass: the replay builds one per line that moves the state, and a tuple
+    is built (and compared) at C speed."""
 
     state: Optional[str] = None
     leader: Optional[int] = None
@@ -77,19 +78,18 @@ class PartitionStatus:
     partition_epoch: Optional[int] = None
 
     def key(self) -> tuple:
-        return (self.state, self.leader, self.isr, self.replicas, self.leader_epoch, self.partition_epoch)
+        return tuple(self)
 
     def with_(self, **changes) -> "PartitionStatus":
-        return replace(self, **changes)
+        return self._replace(**changes)
 
 
 def _ints(values) -> Optional[tuple[int, ...]]:
-    return None if values is None else tuple(int(v) for v in values)
+    return None if values is None else tuple(map(int, values))
 
 
-@dataclass(frozen=True)
-class Observation:
-    """The leader/ISR fields one line shows (None = the line does not say)."""
+class Observation(NamedTuple):
+    """The leader/ISR fields one line shows (None = the line does not say). A named tuple: one per line."""
 
     leader: Optional[int] = None
     isr: Optional[tuple[int, ...]] = None
@@ -101,7 +101,12 @@ class Observation:
 
     @property
     def has_state(self) -> bool:
-        return any(v is not None for v in (self.leader, self.isr, self.leader_epoch, self.partition_epoch))
+        return (
+            self.leader is not None
+            or self.isr is not None
+            or self.leader_epoch is not None
+            or self.partition_epoch is not None
+        )
 
 
 def observation_of(event: dict) -> Observation:
@@ -111,19 +116,22 @@ def observation_of(event: dict) -> Observation:
     the *initial* leader epoch and zkVersion 0, and the current controller's epoch (K:api/LeaderAndIsr.scala
     @1.1.1:26-29, @3.9.0-rc3:48; K:controller/ControllerChannelManager.scala@0.10.2.2:320-322, @2.2.2:374-376,
     @2.4.1:422-424, @3.9.0-rc3:476-478). It is a stand-in, not the znode: its epochs say nothing."""
-    leader = event.get("leader")
-    if event["event_type"] == "leader_starts" and leader is None:
-        leader = event.get("broker")
-    attrs = event.get("attrs") or {}
-    stand_in = leader == LEADER_DURING_DELETE
+    get = event.get
+    leader = get("leader")
+    if leader is None and event["event_type"] == "leader_starts":
+        leader = get("broker")
+    isr, replicas, attrs = get("isr"), get("replicas"), get("attrs")
+    recovering = attrs is not None and attrs.get("leader_recovery_state") == "RECOVERING"
+    if leader == LEADER_DURING_DELETE:  # the stand-in's epochs say nothing
+        return Observation(leader, _ints(isr), _ints(replicas), recovering=recovering)
     return Observation(
-        leader=leader,
-        isr=_ints(event.get("isr")),
-        replicas=_ints(event.get("replicas")),
-        leader_epoch=None if stand_in else event.get("leader_epoch"),
-        partition_epoch=None if stand_in else event.get("partition_epoch"),
-        state_controller_epoch=None if stand_in else event.get("state_controller_epoch"),
-        recovering=attrs.get("leader_recovery_state") == "RECOVERING",
+        leader,
+        _ints(isr),
+        _ints(replicas),
+        get("leader_epoch"),
+        get("partition_epoch"),
+        get("state_controller_epoch"),
+        recovering,
     )
 
 
@@ -139,20 +147,18 @@ def is_stale(obs: Observation, cur: PartitionStatus) -> bool:
     return False
 
 
-def apply_observation(cur: PartitionStatus, obs: Observation) -> PartitionStatus:
-    """``cur`` with every field the line shows; the deletion stand-in leader -2 is not a leader."""
-    changes: dict[str, Any] = {}
-    if obs.leader is not None and obs.leader != LEADER_DURING_DELETE:
-        changes["leader"] = obs.leader
-    if obs.isr is not None:
-        changes["isr"] = obs.isr
-    if obs.replicas is not None and obs.replicas:
-        changes["replicas"] = obs.replicas
-    if obs.leader_epoch is not None and obs.leader_epoch >= 0:
-        changes["leader_epoch"] = obs.leader_epoch
-    if obs.partition_epoch is not None and obs.partition_epoch >= 0:
-        changes["partition_epoch"] = obs.partition_epoch
-    return cur.with_(**changes) if changes else cur
+def apply_observation(cur: PartitionStatus, obs: Observation, state: Optional[str] = None) -> PartitionStatus:
+    """``cur`` with every field the line shows (and ``state``, if given); the deletion stand-in leader -2 is
+    not a leader."""
+    leader, isr, replicas, leader_epoch, partition_epoch = obs[:5]
+    return PartitionStatus(
+        cur.state if state is None else state,
+        leader if leader is not None and leader != LEADER_DURING_DELETE else cur.leader,
+        isr if isr is not None else cur.isr,
+        replicas if replicas else cur.replicas,
+        leader_epoch if leader_epoch is not None and leader_epoch >= 0 else cur.leader_epoch,
+        partition_epoch if partition_epoch is not None and partition_epoch >= 0 else cur.partition_epoch,
+    )
 
 
 # ``Mark replicas t-0,t-1 on broker B as offline`` (KafkaController.scala@1.0.0:1544 .. @3.9.0-rc3:1446, after a

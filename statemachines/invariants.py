@@ -19,8 +19,7 @@ observations of the *same* partition incarnation: a deleted and re-created topic
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 from kafka_forensics.core.rule_changes import has_rule
 from kafka_forensics.core.versions import VersionLike, as_version
@@ -42,9 +41,9 @@ NO_LEADER = -1  # LeaderAndIsr.NoLeader (K:api/LeaderAndIsr.scala@1.0.2:25, @3.9
 LEADER_DURING_DELETE = -2
 
 
-@dataclass(frozen=True)
-class PartitionSnapshot:
-    """One logged view of a partition's state; any field the line did not show stays None."""
+class PartitionSnapshot(NamedTuple):
+    """One logged view of a partition's state; any field the line did not show stays None. (A named
+    tuple: the replay builds one per line it checks.)"""
 
     leader: Optional[int] = None
     isr: Optional[Sequence[int]] = None
