@@ -194,8 +194,18 @@ class VersionRange:
         OnlinePartition`` (so always Online -> Online): 0.8.0 only."""
         return not self.kraft and self.first is not None and self.first < PREVIOUS_STATE_LOGGED_SINCE
 
+    def partitions_gone_at_deletion_start(self) -> bool:
+        """True if every release of the range moves a deleted topic's partitions to NonExistentPartition when
+        its deletion starts (``PARTITIONS_GONE_AT_DELETION_START_SINCE``), not when it completes."""
+        return not self.kraft and self.first is not None and self.first >= PARTITIONS_GONE_AT_DELETION_START_SINCE
+
 
 KRAFT_RANGE = VersionRange(None, None, kraft=True)
+# TopicDeletionManager.onTopicDeletion moves a topic's partitions to OfflinePartition, then NonExistentPartition,
+# when its deletion starts ("Deletion of topic T (re)started") from 2.1 (K:controller/TopicDeletionManager.scala
+# @2.1.1:267-275, @2.4.1:258-266, @3.9.0-rc3:256-261); up to 2.0 completeDeleteTopic does it when the deletion
+# completes (@0.10.2.2:291-301, @1.1.1:227-237, @2.0.1:227-237).
+PARTITIONS_GONE_AT_DELETION_START_SINCE = KafkaVersion.parse("2.1")
 # config/log4j.properties@2.6.0 sets log4j.logger.state.change.logger=INFO (KAFKA-8470); TRACE before.
 STATE_CHANGE_AT_INFO_SINCE = KafkaVersion.parse("2.6")
 

@@ -20,6 +20,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from kafka_forensics.core.tables import IMPACT_SCHEMA, IMPACT_TOTALS_SCHEMA
+from kafka_forensics.replay.cluster import DELETION_COMPLETED
 from kafka_forensics.replay.findings import MAX_EVIDENCE
 from kafka_forensics.replay.impact import (
     CLUSTER_CONFIG_RX,
@@ -28,7 +29,6 @@ from kafka_forensics.replay.impact import (
     CREATED_LOG_RX,
     DEFAULT_SESSION_TIMEOUT_MS,
     DELETION,
-    DELETION_COMPLETED,
     DETECTION,
     ELECTION,
     KRAFT_ROLES_RX,

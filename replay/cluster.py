@@ -76,7 +76,15 @@ RAFT_EPOCH_TYPES = frozenset({"metadata_control"})
 # The first metadata record after skipped offsets in a dumped segment (parsers/metadata_dump.py); a
 # cluster row whatever its event type (jobs/replay_kraft.cluster_rows_filter selects it).
 OFFSET_GAP_ATTR = "offset_gap_after"
-CLUSTER_EVENT_TYPES = ELECTION_TYPES | RESIGN_TYPES | BROKER_TYPES | VERSION_TYPES | RAFT_EPOCH_TYPES
+# ZooKeeper mode, TopicDeletionManager at INFO: "Deletion of topic T (re)started" and "Deletion of topic T
+# successfully completed". The partitions' own transitions to NonExistentPartition are logged at TRACE only,
+# so at INFO these lines say when the topic is gone (``ClusterContext.deletions``): at the start from 2.1, at
+# completion before (core/eras.PARTITIONS_GONE_AT_DELETION_START_SINCE); at completion every replica is
+# NonExistentReplica too (completeDeleteTopic, K:controller/TopicDeletionManager.scala@3.9.0-rc3:238-244).
+DELETION_COMPLETED = "topic_deletion_completed"
+DELETION_RESTARTED = "topic_deletion_restarted"
+DELETION_TYPES = frozenset({DELETION_COMPLETED, DELETION_RESTARTED})
+CLUSTER_EVENT_TYPES = ELECTION_TYPES | RESIGN_TYPES | BROKER_TYPES | VERSION_TYPES | RAFT_EPOCH_TYPES | DELETION_TYPES
 
 # Controller-authored lines that prove the controller acted with the epoch in their prefix.
 ACTING_TYPES = frozenset(
@@ -174,6 +182,8 @@ class ClusterContext:
     metadata_versions: list[tuple[datetime, int]] = field(default_factory=list)  # KRaft metadata.version levels
     dated: dict[int, VersionRange] = field(default_factory=dict)  # broker -> releases that print all its lines
     reason_lines: list[dict] = field(default_factory=list)  # REASON_LINE_TYPES lines, in time order
+    # topic -> its DELETION_TYPES lines (ts, source_file, line_no, event_type, broker, dialect), in time order
+    deletions: dict[str, list[dict]] = field(default_factory=dict)
 
     def metadata_version_at(self, ts: Optional[datetime]) -> Optional[int]:
         """The KRaft ``metadata.version`` feature level in force at ``ts`` (None if never seen)."""
@@ -397,6 +407,11 @@ def build_cluster_context(
         for e in events
         if e["event_type"] in REASON_LINE_TYPES
     ]
+    for e in events:
+        if e["event_type"] in DELETION_TYPES and e.get("topic"):
+            ctx.deletions.setdefault(e["topic"], []).append(
+                {k: e.get(k) for k in ("ts", "source_file", "line_no", "event_type", "broker", "dialect")}
+            )
     times = {ref_of(e): e["ts"] for e in events}
     for a in activities:
         times.setdefault(a["first_ref"], a.get("first_ts"))
@@ -733,6 +748,8 @@ def _election_regressions(
 __all__ = [
     "ACTING_TYPES",
     "CLUSTER_EVENT_TYPES",
+    "DELETION_COMPLETED",
+    "DELETION_RESTARTED",
     "OFFSET_GAP_ATTR",
     "REASON_LINE_TYPES",
     "BrokerInterval",

@@ -34,6 +34,7 @@ from typing import Iterable, Optional, Sequence
 
 from kafka_forensics.statemachines.states import PartitionState as P
 
+from .cluster import DELETION_COMPLETED
 from .findings import MAX_EVIDENCE
 from .partition_view import BROKER_VIEW, FAILURE
 
@@ -338,11 +339,6 @@ class ClusterFacts:
         lines = (self.writers or {}).get(broker, [])
         i = bisect_right(lines, (until, "\uffff", 1 << 62, "")) - 1
         return (lines[i][0], lines[i][3]) if i >= 0 else None
-
-
-# Kafka's "Deletion of topic t successfully completed" (K:controller/TopicDeletionManager.scala@3.9.0-rc3): at
-# INFO the partitions' own NonExistentPartition transitions (TRACE) may be missing, so it ends their episodes.
-DELETION_COMPLETED = "topic_deletion_completed"
 
 
 def cluster_facts(events: Iterable[dict], broker_rows: dict[str, list[dict]], cluster_of=lambda e: "") -> dict:

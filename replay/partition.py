@@ -33,7 +33,7 @@ from kafka_forensics.statemachines.states import Entity
 from kafka_forensics.statemachines.states import PartitionState as P
 from kafka_forensics.statemachines.states import ReplicaState as R
 
-from .cluster import ClusterContext
+from .cluster import DELETION_COMPLETED, ClusterContext
 from .epoch_checks import EpochChecks
 from .findings import ERROR, INFO, WARNING, Finding, consolidate, first_line, ref_of
 from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
@@ -175,14 +175,20 @@ class PartitionReplay(EpochChecks):
 
     # ---- driver ------------------------------------------------------------------------------
     def run(self) -> ReplayResult:
+        deletions = list(self.ctx.deletions.get(self.where["topic"] or "", ()))
         for generation, epoch, event in replay_order(self.events, self.ctx.epoch_at, self.ctx.generation_at):
+            ts = event.get("ts")
+            while deletions and ts is not None and ts > deletions[0]["ts"]:
+                self._topic_deleted(deletions.pop(0))
             if generation != self.generation:
                 self._new_generation(generation)
             if epoch != self.epoch:
                 self._epoch_boundary(epoch, event)
             self._step(epoch, event)
-            if event.get("ts") is not None:
-                self.epoch_last_ts = event["ts"]
+            if ts is not None:
+                self.epoch_last_ts = ts
+        for deletion in deletions:
+            self._topic_deleted(deletion)
         if self.epoch is not None:
             self._end_of_epoch()
         self._flush_failures()  # an offline episode the logs do not see end
@@ -574,6 +580,36 @@ class PartitionReplay(EpochChecks):
             },
             source,
         )
+
+    def _topic_deleted(self, line: dict) -> None:
+        """A controller's topic deletion line (``ClusterContext.deletions``): the partition no longer exists
+        from its deletion's start (2.1+) or completion (before), its replicas from the completion, though
+        their own transitions are logged at TRACE only (2.6+ ships state.change.logger at INFO, KAFKA-8470).
+
+        Only where no state-change line of the partition is at TRACE: there the transitions are logged
+        themselves, a millisecond after the "(re)started" line (recorded: ``real-2.4-zk-topic-deletion``,
+        broker-3/controller.log.gz:68 then state-change.log.gz:175-177). Applied once the replay has passed
+        the line's time; what is already NonExistent is left as it is, and a partition the line finds in no
+        state has nothing to end."""
+        if self.trace_seen:
+            return  # state-change lines at TRACE: the transitions themselves are logged (just after the line)
+        completed = line["event_type"] == DELETION_COMPLETED
+        if (
+            not completed
+            and not self._range_of(line.get("dialect"), line.get("broker")).partitions_gone_at_deletion_start()
+        ):
+            return
+        if self.cur.state is None or (self.cur.state == P.NonExistentPartition and not completed):
+            return
+        epoch = self.epoch if self.epoch is not None else -1
+        if self.cur.state != P.NonExistentPartition:
+            gone = PartitionStatus(state=P.NonExistentPartition.value, replicas=self.cur.replicas)
+            self._set(epoch, line, gone, DECISION)
+            self.state_ref, self.state_epoch = ref_of(line), epoch
+            self.deleting, self.decided_leader = False, None
+        for replica in sorted(self.replicas) if completed else ():
+            if self.replicas[replica]["state"] != R.NonExistentReplica:
+                self._set_replica(epoch, line, replica, R.NonExistentReplica.value)
 
     def _partition_created(self, event: dict) -> None:
         topic_id = (event.get("attrs") or {}).get("topic_id")

@@ -33,15 +33,13 @@ OFFLINE_LIVE_REPLICA = "new: offline with a live out-of-ISR replica not reported
 # new: a deleted topic's partitions end OnlinePartition with leader -1 in the replay: at INFO (2.6+) deletion's
 # partition transitions are not logged, and TopicDeletionManager's 'Deletion of topic X successfully completed'
 # (controller.log, untyped) is not read.
-DELETED_TOPIC_LIVES = "new: a topic deleted at INFO level stays OnlinePartition (leader -1) in the replay"
 
 KNOWN_GAPS: list[tuple[str, str, str]] = [
     ("real-*-kraft-unclean-election-tool", "must", OFFLINE_LIVE_REPLICA),
-    ("real-3.9-zk-topic-deletion", "final_state", DELETED_TOPIC_LIVES),
 ]
 
 
-def _gap(name: str, check: str) -> Optional[str]:
+def known_gap(name: str, check: str) -> Optional[str]:
     reasons = [reason for pattern, c, reason in KNOWN_GAPS if c == check and fnmatch.fnmatchcase(name, pattern)]
     return "; ".join(reasons) or None
 
@@ -49,7 +47,7 @@ def _gap(name: str, check: str) -> Optional[str]:
 def _param(check: str):
     out = []
     for name in INCIDENTS:
-        reason = _gap(name, check)
+        reason = known_gap(name, check)
         marks = (pytest.mark.xfail(strict=True, reason=reason),) if reason else ()
         out.append(pytest.param(name, id=name, marks=marks))
     return out

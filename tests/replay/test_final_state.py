@@ -10,7 +10,6 @@ that says which side is missing what, citing the snapshot's line.
 from __future__ import annotations
 
 import datetime as dt
-import fnmatch
 from pathlib import Path
 
 import pytest
@@ -18,14 +17,12 @@ import pytest
 from kafka_forensics.parsers.describe_output import parse_describe
 from kafka_forensics.replay.final_state import DESCRIBE_LAG_SECONDS, SnapshotAt, compare_snapshot, snapshot_inputs
 from kafka_forensics.replay.findings import INFO, WARNING
-from tests.lab.test_incidents import DELETED_TOPIC_LIVES
+from tests.lab.test_incidents import known_gap
 from tests.support.recorded import recorded_incidents, replayed
 
 INCIDENTS = recorded_incidents()
 LAG = dt.timedelta(seconds=DESCRIBE_LAG_SECONDS)
 SKEW = dt.timedelta(seconds=2)  # --clock-skew's default
-# The lab's known gap, once: the replay keeps a topic deleted at INFO level alive (tests/lab/test_incidents.py).
-KNOWN = {"real-3.9-zk-topic-deletion": DELETED_TOPIC_LIVES}
 
 
 def oracle(path: Path, text: str, name: str, at: dt.datetime):
@@ -47,7 +44,7 @@ def _snapshots(path: Path):
 def _params():
     out = []
     for p in INCIDENTS:
-        reason = next((why for pattern, why in KNOWN.items() if fnmatch.fnmatchcase(p.name, pattern)), None)
+        reason = known_gap(p.name, "final_state")  # the lab's one table of known gaps
         marks = (pytest.mark.xfail(strict=True, reason=reason),) if reason else ()
         out.append(pytest.param(p, id=p.name, marks=marks))
     return out
