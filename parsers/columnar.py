@@ -652,6 +652,26 @@ def _header_columns(text: pl.Series, plan: ColumnarPlan) -> dict:
 # ---- identity prefix and template ----------------------------------------------------------------------
 
 
+class _Sink:
+    """The rows one template matched and their field texts (the capture groups of its fields)."""
+
+    def __init__(self, template: int, numbers: tuple[int, ...]) -> None:
+        self.template = template
+        self.rows: list[int] = []
+        self.fields: list[tuple] = []
+        if not numbers:
+            self.read = _no_fields
+        elif len(numbers) == 1:
+            (number,) = numbers
+            self.read = lambda m: (m.group(number),)
+        else:
+            self.read = lambda m: m.group(*numbers)
+
+
+def _no_fields(m: re.Match) -> tuple:
+    return ()
+
+
 class _Classifier:
     """Identity branch, template and field texts for every record row (index into ``body``)."""
 
@@ -687,18 +707,12 @@ class _Classifier:
             self.groups[(branch, template)] = rows[order[bounds[k] : bounds[k + 1]]]
         return self
 
-    def _template_id(self, g: int, rule: str, roles: tuple[str, ...]) -> int:
-        found = self._template_ids.get((g, rule))
+    def _template_id(self, key: tuple, rule: str, roles: tuple[str, ...]) -> int:
+        found = self._template_ids.get(key)
         if found is None:
-            found = self._template_ids[(g, rule)] = len(self.templates)
+            found = self._template_ids[key] = len(self.templates)
             self.templates.append((rule, roles))
         return found
-
-    def _record_match(self, t: int, r: int, fields: tuple) -> None:
-        self.template[r] = t
-        rows, texts = self.matched.setdefault(t, ([], []))
-        rows.append(r)
-        texts.append(fields)
 
     def _ident(self) -> None:
         plan, body = self.plan, self.body
@@ -766,6 +780,11 @@ class _Classifier:
         self.rest[r] = text[m.end() :]
 
     def _templates(self) -> None:
+        """Per row, the fast path's template (``fastpath.match_template``): the bucket of the
+        message's first word, then the generic bucket, grammar by grammar (the dialect's, then
+        the all-eras retry). One C-level match of the bucket's alternation per row decides the
+        template and captures its fields; the generic bucket, which every untyped row would try,
+        runs only where one column-wise filter (a superset of its matches) lets a row through."""
         pending = np.flatnonzero(self.branch != -2)
         if not pending.size:
             return
@@ -774,110 +793,73 @@ class _Classifier:
         if python_rest:
             rest = rest.clone().scatter(list(python_rest), pl.Series(list(python_rest.values()), dtype=pl.String))
         self.rest_column = rest
+        texts = rest.to_list()
+        sinks: dict[tuple[int, int], _Sink] = {}
+        rows = pending.tolist()
         for g, grammar in enumerate(self.plan.grammars):
-            if not pending.size:
+            if not rows:
                 break
-            subset = rest.gather(pending)
-            found = np.zeros(len(pending), bool)
-            if grammar.candidates is not None:
-                self._word_templates(g, grammar, rest, pending, subset, found)
-            # the generic bucket, for rows no word template can match
-            left = np.flatnonzero(~found)
-            if left.size and grammar.fast.generic is not None:
-                prefixes = grammar.generic_prefixes
-                texts_column = subset.gather(left)
-                if "" in prefixes:
-                    maybe = np.ones(left.size, bool)
-                elif left.size < SMALL:
-                    starts = tuple(set(prefixes))
-                    maybe = np.array([t.startswith(starts) for t in texts_column.to_list()], bool)
-                else:
-                    maybe = np.zeros(left.size, bool)
-                    for p in set(prefixes):
-                        maybe |= texts_column.str.starts_with(p).fill_null(False).to_numpy()
-                bucket = grammar.fast.generic
-                for k, text in zip(left[maybe].tolist(), texts_column.filter(pl.Series(maybe)).to_list()):
-                    m = bucket.regex.match(text)
-                    if m is not None:
-                        rule, roles, numbers = bucket.plan[m.lastindex]  # type: ignore[index]
-                        fields = tuple(m.group(x) for x in numbers) if numbers else ()
-                        self._record_match(self._template_id(g, rule, roles), int(pending[k]), fields)
-                        found[k] = True
-            pending = pending[~found]
+            fast = grammar.fast
+            if fast.buckets:
+                rows = self._match_buckets(g, fast.buckets, None, rows, texts, sinks)
+            if rows and fast.generic is not None:
+                maybe = rows
+                if grammar.generic_filter is not None and len(rows) >= SMALL:
+                    column = np.asarray(rows)
+                    keep = rest.gather(column).str.contains(grammar.generic_filter).fill_null(False).to_numpy()
+                    maybe = column[keep].tolist()
+                unmatched = self._match_buckets(g, None, fast.generic, maybe, texts, sinks)
+                if len(maybe) < len(rows):
+                    typed = set(maybe).difference(unmatched)
+                    unmatched = [r for r in rows if r not in typed]
+                rows = unmatched
+        for sink in sinks.values():
+            for template, rows, fields in self._shapes(sink):
+                self.template[rows] = template
+                self.matched[template] = (rows, fields)
 
-    def _word_templates(
-        self, g: int, grammar, rest: pl.Series, pending: np.ndarray, subset: pl.Series, found: np.ndarray
-    ) -> None:
-        """The fast path's word bucket: per row, the first template (in order) that matches. A
-        template is tried only on rows that start with its prefix and pass its column-wise filter;
-        its own Python regex decides and captures the fields."""
-        prefix = subset.str.extract(grammar.candidates, 0)
-        has = prefix.is_not_null().to_numpy()
-        queue: dict[int, list[int]] = {}  # template → positions in ``pending`` still to try it on
-        for k, text in zip(np.flatnonzero(has).tolist(), prefix.filter(pl.Series(has)).to_list()):
-            queue.setdefault(grammar.first_with_prefix[text], []).append(k)
-        while queue:
-            t = min(queue)
-            ks = np.asarray(queue.pop(t))
-            template = grammar.word_templates[t]
-            if len(ks) < SMALL:
-                self._word_template_rows(g, grammar, t, ks, subset, pending, found, queue)
-                continue
-            texts = subset.gather(ks)
-            if template.vector is not None and grammar.later[t]:  # a filter only saves Python tries
-                passes = texts.str.contains(template.vector.pattern).fill_null(False).to_numpy()
-            else:
-                passes = np.ones(len(ks), bool)
-            match = template.regex.match
-            tried = ks[passes]
-            found_matches = [match(text) for text in texts.filter(pl.Series(passes)).to_list()]
-            ok = np.fromiter((m is not None for m in found_matches), bool, len(found_matches))
-            failed = ~passes
-            failed[np.flatnonzero(passes)[~ok]] = True
-            if ok.any():
-                self._found(g, template, pending[tried[ok]], [m.groups() for m in found_matches if m is not None])
-                found[tried[ok]] = True
-            # the rest try the next template of the bucket their message may still match
-            left = ks[failed]
-            if not left.size:
-                continue
-            left_texts = texts.filter(pl.Series(failed))
-            assigned = np.zeros(left.size, bool)
-            for j in grammar.later[t]:
-                starts = (
-                    left_texts.str.starts_with(grammar.word_templates[j].prefix).fill_null(False).to_numpy() & ~assigned
-                )
-                if starts.any():
-                    queue.setdefault(j, []).extend(left[starts].tolist())
-                    assigned |= starts
-                if assigned.all():
-                    break
+    def _shapes(self, sink: _Sink) -> Iterator[tuple[int, list[int], list[tuple]]]:
+        """A template's rows as groups whose fields convert alike. A template whose alternatives
+        repeat a field (each alternative has its own capture groups) is split by the groups a row
+        filled: within one such group every field occurs once, in the order ``apply_fields``
+        meets them on each of its rows."""
+        rule, roles = self.templates[sink.template]
+        if len(set(roles)) == len(roles):
+            yield sink.template, sink.rows, sink.fields
+            return
+        shapes: dict[tuple[int, ...], tuple[list[int], list[tuple]]] = {}
+        for r, texts in zip(sink.rows, sink.fields):
+            filled = tuple(k for k, text in enumerate(texts) if text is not None)
+            rows, fields = shapes.setdefault(filled, ([], []))
+            rows.append(r)
+            fields.append(tuple(texts[k] for k in filled))
+        for filled, (rows, fields) in shapes.items():
+            yield self._template_id((sink.template, filled), rule, tuple(roles[k] for k in filled)), rows, fields
 
-    def _word_template_rows(self, g: int, grammar, t: int, ks, subset: pl.Series, pending, found, queue) -> None:
-        """``_word_templates`` for a few rows: row by row in Python (cheaper than column calls)."""
-        template = grammar.word_templates[t]
-        texts = subset.gather(ks).to_list()
-        hits, groups = [], []
-        for k, text in zip(ks.tolist(), texts):
-            m = template.regex.match(text)
-            if m is not None:
-                hits.append(k)
-                groups.append(m.groups())
+    def _match_buckets(self, g: int, buckets: dict | None, bucket, rows: list[int], texts: list, sinks: dict) -> list:
+        """Match each row's message with its word bucket (``buckets``: by first word) or with one
+        ``bucket``; the matches go to their template's sink. Returns the rows left unmatched."""
+        left = []
+        for r in rows:
+            text = texts[r]
+            if buckets is not None:
+                space = text.find(" ")
+                bucket = buckets.get(text if space < 0 else text[:space])
+                if bucket is None:
+                    left.append(r)
+                    continue
+            m = bucket.regex.match(text)
+            if m is None:
+                left.append(r)
                 continue
-            for j in grammar.later[t]:
-                if text.startswith(grammar.word_templates[j].prefix):
-                    queue.setdefault(j, []).append(k)
-                    break
-        if hits:
-            self._found(g, template, pending[hits], groups)
-            found[hits] = True
-
-    def _found(self, g: int, template, rows: np.ndarray, groups: list[tuple]) -> None:
-        t_id = self._template_id(g, template.rule, template.roles)
-        matched_rows, fields = self.matched.setdefault(t_id, ([], []))
-        matched_rows.extend(rows.tolist())
-        fields.extend(groups)
-        self.template[rows] = t_id
+            key = (id(bucket), m.lastindex)
+            sink = sinks.get(key)
+            if sink is None:
+                rule, roles, numbers = bucket.plan[m.lastindex]
+                sink = sinks[key] = _Sink(self._template_id((g, rule), rule, roles), numbers)
+            sink.rows.append(r)
+            sink.fields.append(sink.read(m))
+        return left
 
     def field_texts(self, branch: int, template: int, rows: np.ndarray) -> tuple[list[str], list[pl.Series]]:
         """The fields of rows that share an identity branch and a template: names, one text column
