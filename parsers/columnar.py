@@ -49,7 +49,7 @@ import pyarrow as pa
 from kafka_forensics.core.eras import AUTO
 from kafka_forensics.core.tables import EVENT_COLUMNS, EVENT_FIELDS, EVENTS_SCHEMA
 
-from .columnar_fields import Conversion, combine, convert_batches
+from .columnar_assembly import Shape, assemble
 from .columnar_plan import ColumnarPlan, columnar_plan
 from .columnar_reader import LineBlock, line_bounds, read_block
 from .gc_pause import cyclic_gc_paused
@@ -429,39 +429,28 @@ class _Block:
             return None
         typed = _Classifier(self.plan, header["body"]).run()
         give_up: list[int] = list(typed.give_up)
-        frames: list[pl.DataFrame] = []
-        attrs: list[pa.Array] = []
-        groups = [(key, rows) for key, rows in typed.groups.items() if len(rows) >= SMALL_GROUP]
-        give_up.extend(r for key, rows in typed.groups.items() if len(rows) < SMALL_GROUP for r in rows.tolist())
-        fields = [typed.field_texts(branch, template, rows) for (branch, template), rows in groups]
-        converted = iter(convert_batches([(role, text) for roles, texts in fields for role, text in zip(roles, texts)]))
-        for ((_, template), group_rows), (roles, _) in zip(groups, fields):
-            parts = [next(converted) for _ in roles]
-            rows = group_rows
-
-            conversion = Conversion() if not roles else (None if any(p is None for p in parts) else combine(parts))  # type: ignore[arg-type]
-            if conversion is None:
-                give_up.extend(rows.tolist())
-                continue
-            if conversion.fallback is not None:
-                keep = ~conversion.fallback.fill_null(False).to_numpy()
-                if not keep.all():
-                    give_up.extend(rows[~keep].tolist())
-                    mask = pl.Series(keep)
-                    conversion = Conversion(
-                        {c: v.filter(mask) for c, v in conversion.columns.items()},
-                        [(k, v.filter(mask)) for k, v in conversion.attrs],
-                    )
-                    rows = rows[keep]
-            if not rows.size:
-                continue
-            frame = {
-                "_pos": pl.Series(rows, dtype=pl.UInt32),
-                "_template": pl.Series([template] * len(rows), dtype=pl.Int32),
-            }
-            frame.update(conversion.columns)
-            frames.append(pl.DataFrame(frame))
-            attrs.append(map_array(conversion.attrs, len(rows)))
+        kept = np.ones(len(records), bool)
+        kept[give_up] = False
+        rows = np.flatnonzero(kept)
+        frame = None
+        if rows.size:
+            shapes, texts = typed.shapes_and_texts(rows)
+            fields = assemble(len(rows), shapes, texts)
+            columns, attrs_array = fields.columns, fields.attrs
+            if not fields.keep.all():
+                give_up.extend(rows[~fields.keep].tolist())
+                mask = pl.Series(fields.keep)
+                columns = {name: values.filter(mask) for name, values in columns.items()}
+                attrs_array = attrs_array.filter(pa.array(fields.keep))
+                rows = rows[fields.keep]
+            if rows.size:
+                frame = pl.DataFrame(
+                    {
+                        "_pos": pl.Series(rows, dtype=pl.UInt32),
+                        "_template": pl.Series(typed.template[rows], dtype=pl.Int32),
+                        **columns,
+                    }
+                )
         for r in give_up:
             i = int(records[r])
             line = self.block.line(i)
@@ -473,20 +462,14 @@ class _Block:
             except Exception as err:
                 raise _Fallback("a record could not be built") from err
             self.reference_prefix[i] = parsed.prefix
-        if not frames:
+        if frame is None:
             return None
-        return self._records_table(records, header, frames, attrs, typed)
+        return self._records_table(records, header, frame, attrs_array, typed)
 
     def _records_table(
-        self, records: np.ndarray, header: dict, frames: list[pl.DataFrame], attrs: list[pa.Array], typed: _Classifier
+        self, records: np.ndarray, header: dict, values: pl.DataFrame, attrs_array: pa.Array, typed: _Classifier
     ) -> pa.Table:
         ctx = self.ctx
-        values = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
-        attrs_array = pa.concat_arrays(attrs) if len(attrs) > 1 else attrs[0]
-        order = values["_pos"].arg_sort()
-        if len(frames) > 1:
-            values = values[order]
-            attrs_array = attrs_array.take(order.to_arrow())
         pos = values["_pos"]
         n = len(pos)
         every = n == len(header["body"])
@@ -655,21 +638,10 @@ def _header_columns(text: pl.Series, plan: ColumnarPlan) -> dict:
 class _Sink:
     """The rows one template matched and their field texts (the capture groups of its fields)."""
 
-    def __init__(self, template: int, numbers: tuple[int, ...]) -> None:
+    def __init__(self, template: int) -> None:
         self.template = template
         self.rows: list[int] = []
         self.fields: list[tuple] = []
-        if not numbers:
-            self.read = _no_fields
-        elif len(numbers) == 1:
-            (number,) = numbers
-            self.read = lambda m: (m.group(number),)
-        else:
-            self.read = lambda m: m.group(*numbers)
-
-
-def _no_fields(m: re.Match) -> tuple:
-    return ()
 
 
 class _Classifier:
@@ -782,9 +754,8 @@ class _Classifier:
     def _templates(self) -> None:
         """Per row, the fast path's template (``fastpath.match_template``): the bucket of the
         message's first word, then the generic bucket, grammar by grammar (the dialect's, then
-        the all-eras retry). One C-level match of the bucket's alternation per row decides the
-        template and captures its fields; the generic bucket, which every untyped row would try,
-        runs only where one column-wise filter (a superset of its matches) lets a row through."""
+        the all-eras retry). Column-wise passes (one per grammar and step, never one per template)
+        only narrow the candidates; one C-level match per row decides and captures the fields."""
         pending = np.flatnonzero(self.branch != -2)
         if not pending.size:
             return
@@ -794,21 +765,21 @@ class _Classifier:
             rest = rest.clone().scatter(list(python_rest), pl.Series(list(python_rest.values()), dtype=pl.String))
         self.rest_column = rest
         texts = rest.to_list()
-        sinks: dict[tuple[int, int], _Sink] = {}
+        sinks: dict[tuple[int, str], _Sink] = {}
         rows = pending.tolist()
         for g, grammar in enumerate(self.plan.grammars):
             if not rows:
                 break
             fast = grammar.fast
-            if fast.buckets:
-                rows = self._match_buckets(g, fast.buckets, None, rows, texts, sinks)
+            if grammar.candidates is not None:
+                rows = self._match_words(g, grammar, rest, rows, texts, sinks)
             if rows and fast.generic is not None:
                 maybe = rows
                 if grammar.generic_filter is not None and len(rows) >= SMALL:
                     column = np.asarray(rows)
                     keep = rest.gather(column).str.contains(grammar.generic_filter).fill_null(False).to_numpy()
                     maybe = column[keep].tolist()
-                unmatched = self._match_buckets(g, None, fast.generic, maybe, texts, sinks)
+                unmatched = [r for r in maybe if not self._match_bucket(g, fast.generic, r, texts[r], sinks)]
                 if len(maybe) < len(rows):
                     typed = set(maybe).difference(unmatched)
                     unmatched = [r for r in rows if r not in typed]
@@ -836,66 +807,114 @@ class _Classifier:
         for filled, (rows, fields) in shapes.items():
             yield self._template_id((sink.template, filled), rule, tuple(roles[k] for k in filled)), rows, fields
 
-    def _match_buckets(self, g: int, buckets: dict | None, bucket, rows: list[int], texts: list, sinks: dict) -> list:
-        """Match each row's message with its word bucket (``buckets``: by first word) or with one
-        ``bucket``; the matches go to their template's sink. Returns the rows left unmatched."""
-        left = []
-        for r in rows:
-            text = texts[r]
-            if buckets is not None:
-                space = text.find(" ")
-                bucket = buckets.get(text if space < 0 else text[:space])
-                if bucket is None:
-                    left.append(r)
+    def _match_words(self, g: int, grammar, rest: pl.Series, rows: list[int], texts: list, sinks: dict) -> list:
+        """The word buckets. The first template (in the fast path's order) whose literal prefix the
+        message starts with comes from one column-wise alternation of the prefixes; its own regex
+        is tried first, as it is usually the one; a row it rejects takes its bucket's alternation,
+        whose earlier templates cannot match it (their prefixes do not). Returns the rows no
+        word template matched."""
+        column = np.asarray(rows)
+        first = (
+            rest.gather(column)
+            .str.extract(grammar.candidates, 0)
+            .replace_strict(grammar.first_with_prefix, default=-1, return_dtype=pl.Int32)
+            .to_numpy()
+        )
+        left = column[first < 0].tolist()
+        candidates = np.flatnonzero(first >= 0)
+        order = candidates[np.argsort(first[candidates], kind="stable")]
+        ids, starts = np.unique(first[order], return_index=True)
+        bounds = [*starts.tolist(), len(order)]
+        retry = []
+        for k, t in enumerate(ids.tolist()):
+            template = grammar.word_templates[t]
+            sink = self._sink(g, template.rule, template.roles, sinks)
+            match = template.regex.match
+            for r in column[order[bounds[k] : bounds[k + 1]]].tolist():
+                m = match(texts[r])
+                if m is None:
+                    retry.append(r)
                     continue
-            m = bucket.regex.match(text)
-            if m is None:
-                left.append(r)
-                continue
-            key = (id(bucket), m.lastindex)
-            sink = sinks.get(key)
-            if sink is None:
-                rule, roles, numbers = bucket.plan[m.lastindex]
-                sink = sinks[key] = _Sink(self._template_id((g, rule), rule, roles), numbers)
-            sink.rows.append(r)
-            sink.fields.append(sink.read(m))
+                sink.rows.append(r)
+                sink.fields.append(m.groups())
+        if retry:
+            buckets = grammar.fast.buckets
+            for r in retry:
+                text = texts[r]
+                space = text.find(" ")
+                if not self._match_bucket(g, buckets[text if space < 0 else text[:space]], r, text, sinks):
+                    left.append(r)
+            left.sort()
         return left
 
-    def field_texts(self, branch: int, template: int, rows: np.ndarray) -> tuple[list[str], list[pl.Series]]:
-        """The fields of rows that share an identity branch and a template: names, one text column
-        per field (null where a row lacks it)."""
-        roles: list[str] = []
-        texts: list[pl.Series] = []
-        if branch >= 0:
-            take = pl.Series(rows)
-            column_wise = self.ident_columns.get(branch)
-            for k, role in enumerate(self.plan.ident[branch].roles):
-                python = (
-                    [self.ident_texts[r][k] if r in self.ident_texts else None for r in rows.tolist()]
-                    if self.ident_texts
-                    else None
-                )
+    def _match_bucket(self, g: int, bucket, r: int, text: str, sinks: dict) -> bool:
+        """Row ``r`` by one bucket's alternation, as ``fastpath.match_template``: True if it matched."""
+        m = bucket.regex.match(text)
+        if m is None:
+            return False
+        rule, roles, numbers = bucket.plan[m.lastindex]
+        sink = self._sink(g, rule, roles, sinks)
+        sink.rows.append(r)
+        sink.fields.append(tuple(m.group(x) for x in numbers) if numbers else ())
+        return True
+
+    def _sink(self, g: int, rule: str, roles: tuple[str, ...], sinks: dict) -> _Sink:
+        sink = sinks.get((g, rule))
+        if sink is None:
+            sink = sinks[(g, rule)] = _Sink(self._template_id((g, rule), rule, roles))
+        return sink
+
+    def shapes_and_texts(self, rows: np.ndarray) -> tuple[list[Shape], dict[str, tuple[np.ndarray, pl.Series]]]:
+        """For the given rows (sorted; their positions 0..n-1 are the assembly's rows): the shapes
+        (rows of one identity branch and template, with their fields in line order), and per field
+        the positions of the rows that have it and their texts."""
+        position = np.full(len(self.body), -1, np.int64)
+        position[rows] = np.arange(len(rows))
+        parts: dict[str, list[tuple[np.ndarray, pl.Series | tuple]]] = {}
+        branches = self.branch[rows]
+        for b in np.unique(branches[branches >= 0]).tolist():
+            mine = rows[branches == b]
+            column_wise = self.ident_columns.get(b)
+            for k, role in enumerate(self.plan.ident[b].roles):
+                python = [self.ident_texts[r][k] if r in self.ident_texts else None for r in mine.tolist()]
                 if column_wise is not None:
-                    values = column_wise[k].gather(take)
-                    if python is not None and any(v is not None for v in python):
+                    values = column_wise[k].gather(mine)
+                    if any(v is not None for v in python):
                         values = values.zip_with(values.is_not_null(), pl.Series(python, dtype=pl.String))
                 else:
-                    values = pl.Series(python or [None] * len(rows), dtype=pl.String)
-                roles.append(role)
-                texts.append(values)
-        if template >= 0:
-            _, template_roles = self.templates[template]
-            if template_roles:
-                all_rows, all_fields = self.matched[template]
-                position = {r: i for i, r in enumerate(all_rows)} if len(all_rows) != len(rows) else None
-                chosen = all_fields if position is None else [all_fields[position[r]] for r in rows.tolist()]
-                if position is None and all_rows != rows.tolist():
-                    order = {r: i for i, r in enumerate(all_rows)}
-                    chosen = [all_fields[order[r]] for r in rows.tolist()]
-                for role, column in zip(template_roles, zip(*chosen)):
-                    roles.append(role)
-                    texts.append(pl.Series(column, dtype=pl.String))
-        return roles, texts
+                    values = pl.Series(python, dtype=pl.String)
+                parts.setdefault(role, []).append((position[mine], values))
+        for t, (matched_rows, fields) in self.matched.items():
+            _, roles = self.templates[t]
+            if not roles:
+                continue
+            at = position[matched_rows]
+            taken = at >= 0
+            if not taken.all():
+                fields = [f for f, ok in zip(fields, taken.tolist()) if ok]
+                at = at[taken]
+            for role, column in zip(roles, zip(*fields)):
+                parts.setdefault(role, []).append((at, column))
+        shapes = [
+            Shape(position[group], self._roles(branch, template)) for (branch, template), group in self.groups.items()
+        ]
+        return shapes, {role: _joined(found) for role, found in parts.items()}
+
+    def _roles(self, branch: int, template: int) -> tuple[str, ...]:
+        ident = self.plan.ident[branch].roles if branch >= 0 else ()
+        return ident + (self.templates[template][1] if template >= 0 else ())
+
+
+def _joined(parts: list[tuple[np.ndarray, pl.Series | tuple]]) -> tuple[np.ndarray, pl.Series]:
+    """One field's texts from several sources, in one column (with the positions they belong to)."""
+    positions = np.concatenate([at for at, _ in parts]) if len(parts) > 1 else parts[0][0]
+    if all(isinstance(values, tuple) for _, values in parts):
+        texts = pl.Series([t for _, values in parts for t in values], dtype=pl.String)
+    else:
+        texts = pl.concat(
+            [values if isinstance(values, pl.Series) else pl.Series(values, dtype=pl.String) for _, values in parts]
+        )
+    return positions, texts
 
 
 def _branch_of_marker(plan: ColumnarPlan, marker: int) -> int:
@@ -912,25 +931,6 @@ def rows_table(rows: list[list]) -> pa.Table:
         return EVENTS_SCHEMA.empty_table()
     columns = list(zip(*rows))
     return pa.Table.from_arrays([pa.array(c, f.type) for c, f in zip(columns, EVENT_FIELDS)], schema=EVENTS_SCHEMA)
-
-
-def map_array(attrs: list[tuple[str, pl.Series]], n: int) -> pa.Array:
-    """Per row, the present (key, value) pairs in the given key order; null when none."""
-    if not attrs:
-        return pa.nulls(n, _MAP)
-    keys = [k for k, _ in attrs]
-    present = np.column_stack([s.is_not_null().to_numpy() for _, s in attrs])  # n × k
-    counts = present.sum(axis=1)
-    offsets = np.zeros(n + 1, np.int32)
-    np.cumsum(counts, out=offsets[1:])
-    rows, cols = np.nonzero(present)  # row-major: per row, keys in order
-    values = pa.concat_arrays([s.cast(pl.String).to_arrow().cast(pa.large_string()) for _, s in attrs]).cast(
-        pa.string()
-    )
-    items = values.take(pa.array(cols * n + rows))
-    key_array = pa.array(keys, pa.string()).take(pa.array(cols))
-    mask = pa.array(counts == 0)
-    return pa.MapArray.from_arrays(pa.array(offsets, pa.int32()), key_array, items, type=_MAP, mask=mask)
 
 
 def _append_attr(attrs: pa.Array, key: str, values: pl.Series) -> pa.Array:
