@@ -74,8 +74,7 @@ from .records import (
     parse_lines,
 )
 
-SMALL_GROUP = 48  # records of one template and identity shape: fewer are built row by row
-SMALL = 256  # fewer rows than this: row by row in Python, as column calls have a fixed cost
+SMALL = 256  # fewer rows than this skip a column-wise filter (its fixed cost exceeds what it saves)
 STRICT = False  # tests: raise instead of falling back to the reference loop for a whole block
 BLOCK_BYTES = 16 << 20  # lines parsed together (a block ends at the first record line after this)
 DETECT_LINES = 2000  # detect.SAMPLE_LINES: the lines dialect detection reads
@@ -365,11 +364,17 @@ class _Block:
         return self._finish(table, last_ts)
 
     def _sequential(self, others: np.ndarray, records: np.ndarray) -> None:
-        """``parse_lines``'s decisions for every line the header left, in file order."""
+        """``parse_lines``'s decisions for every line the header left, in file order. A line no
+        record header can start (column-wise, a superset of every header's start) is classified
+        by the reference's own answer for such lines (continuation or not a record) without
+        trying the headers one by one."""
         ctx, block = self.ctx, self.block
         classify = ctx.classify
         auto = line_parser(AUTO, ctx.options.layout, False).primary  # as parse_lines
         record_start, tooling_prefix = auto.record_start, auto.line_prefix
+        headerless = self._headerless(others)
+        not_a_record = self.plan.fast._not_a_record
+        texts = block.texts()
         lines = _Lines(block)
         record_list = records.tolist()
         last_reference = -1
@@ -377,38 +382,41 @@ class _Block:
         for i in others.tolist():
             if i <= skip_until:
                 continue
-            line = block.line(i)
-            if line.text is None:
+            text = texts[i]
+            if i in headerless:
+                parsed: LineResult = not_a_record(text)
+            elif text is None:
+                line = block.line(i)
                 self._quarantine(line.line_no, line.raw or "", line.problem or "unreadable line")
                 continue
-            parsed: LineResult = classify(line.text)
+            else:
+                parsed = classify(text)
             message_lines = 0
-            if parsed.kind == QUARANTINE and record_start.match(line.text):
+            if parsed.kind == QUARANTINE and record_start.match(text):
                 parsed, message_lines = _join_message_lines(classify, record_start, tooling_prefix, lines, i, parsed)
             at = bisect.bisect_left(record_list, i) - 1
             current = max(record_list[at] if at >= 0 else -1, last_reference)
             prefix = self.reference_prefix.get(current) if current == last_reference else None
-            if parsed.kind != RECORD and prefix and line.text.startswith(prefix):
-                inner = line.text[len(prefix) :]
+            if parsed.kind != RECORD and prefix and text.startswith(prefix):
+                inner = text[len(prefix) :]
                 if classify(inner).kind == CONTINUATION:
                     parsed = LineResult(CONTINUATION, message=inner)
             if parsed.kind == CONTINUATION:
                 if current < 0:
-                    self._quarantine(line.line_no, line.text, ORPHAN)
+                    self._quarantine(int(block.line_no[i]), text, ORPHAN)
                 else:
                     self.counts["continuation_lines"] += 1
-                    self.stack.setdefault(current, []).append(
-                        parsed.message if parsed.message is not None else line.text
-                    )
+                    self.stack.setdefault(current, []).append(parsed.message if parsed.message is not None else text)
                     self.attached.setdefault(current, []).append(i)
                 continue
             if parsed.kind == QUARANTINE:
-                self._quarantine(line.line_no, line.text, parsed.reason or "not a log record")
+                self._quarantine(int(block.line_no[i]), text, parsed.reason or "not a log record")
                 continue
+            line = block.line(i)
             try:
                 row = ctx.event_row(parsed, line)
             except Exception as err:
-                self._quarantine(line.line_no, line.text, _internal_error("building the record of this line", err))
+                self._quarantine(line.line_no, text, _internal_error("building the record of this line", err))
                 continue
             self.reference_rows[i] = row
             self.reference_prefix[i] = parsed.prefix
@@ -418,6 +426,17 @@ class _Block:
                 self.counts["continuation_lines"] += message_lines
                 self.attached.setdefault(i, []).extend(range(i + 1, i + 1 + message_lines))
                 skip_until = i + message_lines
+
+    def _headerless(self, others: np.ndarray) -> set[int]:
+        """The readable ASCII lines among ``others`` that no record header (of the dialect or of
+        any era, ``parse_lines``'s join test) can start, by a column-wise superset filter."""
+        starts = self.plan.record_starts
+        if starts is None or len(others) < SMALL:
+            return set()
+        text = self.block.text.gather(others)
+        ascii_line = text.str.len_bytes() == text.str.len_chars()
+        maybe = (text.str.contains(starts) | ~ascii_line).fill_null(True).to_numpy()
+        return set(others[~maybe].tolist())
 
     def _quarantine(self, line_no: int, raw: str, reason: str) -> None:
         self.counts["quarantined"] += 1
@@ -722,7 +741,7 @@ class _Classifier:
                     continue
                 b = step.first + k
                 self.branch[rows[branch_rows]] = b
-                columns = self.ident_columns.setdefault(b, [pl.Series([None] * n, dtype=pl.String) for _ in fields])
+                columns = self.ident_columns.setdefault(b, [_nulls(n) for _ in fields])
                 for c, g in enumerate(fields):
                     columns[c].scatter(rows[branch_rows], groups.struct.field(str(g)).filter(pl.Series(branch_rows)))
             del picked
@@ -875,14 +894,12 @@ class _Classifier:
         for b in np.unique(branches[branches >= 0]).tolist():
             mine = rows[branches == b]
             column_wise = self.ident_columns.get(b)
+            by_python = [r for r in mine.tolist() if r in self.ident_texts] if self.ident_texts else []
+            at = np.searchsorted(mine, by_python)
             for k, role in enumerate(self.plan.ident[b].roles):
-                python = [self.ident_texts[r][k] if r in self.ident_texts else None for r in mine.tolist()]
-                if column_wise is not None:
-                    values = column_wise[k].gather(mine)
-                    if any(v is not None for v in python):
-                        values = values.zip_with(values.is_not_null(), pl.Series(python, dtype=pl.String))
-                else:
-                    values = pl.Series(python, dtype=pl.String)
+                values = column_wise[k].gather(mine) if column_wise is not None else _nulls(len(mine))
+                if by_python:  # the rows whose identity Python's regex read
+                    values = values.scatter(at, pl.Series([self.ident_texts[r][k] for r in by_python], dtype=pl.String))
                 parts.setdefault(role, []).append((position[mine], values))
         for t, (matched_rows, fields) in self.matched.items():
             _, roles = self.templates[t]
@@ -903,6 +920,10 @@ class _Classifier:
     def _roles(self, branch: int, template: int) -> tuple[str, ...]:
         ident = self.plan.ident[branch].roles if branch >= 0 else ()
         return ident + (self.templates[template][1] if template >= 0 else ())
+
+
+def _nulls(n: int) -> pl.Series:
+    return pl.repeat(None, n, dtype=pl.String, eager=True)
 
 
 def _joined(parts: list[tuple[np.ndarray, pl.Series | tuple]]) -> tuple[np.ndarray, pl.Series]:

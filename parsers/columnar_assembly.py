@@ -10,7 +10,7 @@ in the same order. Here each field is converted once over every row that has it
 (``columnar_fields``), and the results are merged: a column that several fields write takes them
 in an order every shape agrees with, and the attribute keys come in an order every shape agrees
 with. A shape that contradicts the shapes taken before it (larger ones first), or that writes one
-attribute from two fields (``columnar_fields.combine`` refuses it too), is left to the reference
+attribute from two fields (its place in the map would depend on the row), is left to the reference
 (``keep`` is False on its rows), as are the rows a converter is unsure about.
 """
 
@@ -65,7 +65,8 @@ def assemble(n: int, shapes: list[Shape], texts: dict[str, tuple[np.ndarray, pl.
         if out.fallback is not None:
             keep[positions[out.fallback.fill_null(False).to_numpy()]] = False
         converted[role] = _Converted(positions, out.columns, out.attrs)
-    key_order, column_orders = _Orders(), {}
+    key_order = _Orders()
+    column_orders: dict[str, _Orders] = {}
     for shape in sorted(shapes, key=lambda s: -len(s.rows)):
         if not _take(shape, converted, key_order, column_orders):
             keep[shape.rows] = False
@@ -92,7 +93,7 @@ def _take(shape: Shape, converted: dict[str, _Converted], key_order: _Orders, co
     for role in roles:
         for key, _ in converted[role].attrs:
             if writer.setdefault(key, role) != role:
-                return False  # one attribute from two fields (columnar_fields.combine)
+                return False  # one attribute from two fields
             keys.append(key)
         for name in converted[role].columns:
             writers.setdefault(name, []).append(role)
@@ -179,7 +180,7 @@ def _placed(n: int, parts: list[tuple[np.ndarray, pl.Series]]) -> pl.Series:
         index[positions[written]] = offset + np.flatnonzero(written)
         offset += len(values)
     joined = _concat([v for _, v in parts])
-    return joined.gather(pl.from_arrow(pa.array(index, mask=index < 0)))
+    return joined.gather(pl.Series(pa.array(index, mask=index < 0)))
 
 
 def _concat(series: list[pl.Series]) -> pl.Series:

@@ -97,6 +97,7 @@ class ColumnarPlan:
     ident_steps: tuple[IdentAlternation | int, ...]  # in grammar order; an int: one inexact branch
     ident_opener: VectorRegex | None
     grammars: tuple[GrammarPlan, ...]
+    record_starts: str | None  # column-wise: a superset of the lines any record header can start
 
 
 def literal_prefix(lark: Lark, compiler: _Compiler, symbols: list, stack: tuple[str, ...] = ()) -> str:
@@ -282,7 +283,11 @@ def columnar_plan(dialect: str, layout: str | None) -> ColumnarPlan:
     if len(fast.grammars) > 1:
         grammars.append(_grammar_plan(fast.grammars[1], build_lark(AUTO, layout, "record")))
     ident, opener = _ident_branches(record)
-    return ColumnarPlan(fast, header, ident, _ident_steps(ident), opener, tuple(grammars))
+    auto = line_parser(AUTO, layout, False).primary
+    starts = translate("(?:" + fast.primary.record_start.pattern + "|" + auto.record_start.pattern + ")", anchored=True)
+    return ColumnarPlan(
+        fast, header, ident, _ident_steps(ident), opener, tuple(grammars), starts.pattern if starts else None
+    )
 
 
 __all__ = ["ColumnarPlan", "GrammarPlan", "IdentBranch", "TemplatePlan", "columnar_plan", "templates_for"]
