@@ -28,6 +28,10 @@ from kafka_forensics.core.tables import EVENT_FIELDS
 from .columnar_fields import columnar_converter
 
 _MAP = next(f.type for f in EVENT_FIELDS if f.name == "attrs")
+# A field on fewer rows than this: those rows go to the reference instead. A column-wise conversion
+# has a fixed cost (a few Polars calls, one per text shape for request states) that a handful of rows
+# built one by one (about 20 us each) does not reach; in a small file most fields are that rare.
+FEW_ROWS = 64
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ def assemble(n: int, shapes: list[Shape], texts: dict[str, tuple[np.ndarray, pl.
     converted: dict[str, _Converted] = {}
     for role, (positions, values) in texts.items():
         convert = columnar_converter(role)
-        if convert is None:
+        if convert is None or len(positions) < FEW_ROWS:
             keep[positions] = False
             continue
         out = convert(values)
