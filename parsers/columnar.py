@@ -10,9 +10,13 @@ column and every step runs over all its lines at once:
 3. **identity prefix**: the ``ident`` expansions in grammar order, exact ones column-wise, the
    others (e.g. ``OTHER_IDENT``'s lookahead) by the fast path's own regex on the rows they may match;
 4. **template**: the first template (in the fast path's order) whose literal prefix the message
-   starts with, from one column-wise alternation of those prefixes; then that template's own
-   Python regex over its rows only, which also captures the fields;
-5. **fields** (``columnar_fields``): each field's converter column-wise;
+   starts with, from one column-wise alternation of those prefixes (one Polars pass per grammar,
+   never one per template); then one C-level match per row, that template's own regex (else its
+   bucket's alternation, as the fast path), which also captures the fields; the generic bucket
+   only on rows one column-wise superset filter lets through;
+5. **fields** (``columnar_assembly``, ``columnar_fields``): each field converted once over every
+   row that has it, whatever its template; the columns merged in the order ``apply_fields`` writes
+   them;
 6. **rows**: broker, log kind, timestamps, event type as columns; one Arrow table.
 
 Everything the column-wise steps are not certain about goes through the reference code: lines
@@ -103,11 +107,11 @@ class _Fallback(Exception):
 # ---- whole files ------------------------------------------------------------------------------------
 
 # Below this many lines a plain file is parsed row by row (``parse_file``): the column-wise parse has
-# a fixed cost per file and per group of candidate templates (a Polars query each) that only a large
-# file pays back. Measured in one run on the same lines (bench/RESULTS.md, issue 15): on the generated
-# 2.4 log the columnar parse is 0.32x the row-by-row path at 200 lines, 0.76x at 3,000 and 1.42x at
-# 10,000; on the bundled samples' files (20 lines on average) 0.30x. The rows are the same
-# either way (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
+# a fixed cost per file, per grammar and per field (a few Polars queries each) that only a large file
+# pays back. Measured in one run on the same lines (bench/RESULTS.md, issue 15, 2026-11-26): on the
+# generated 2.4 log the columnar parse is 0.19x the row-by-row path at 200 lines, 0.87x at 3,000 and
+# 1.83x at 10,000; on the real corpus mixed 0.23x, 0.58x and 1.20x. The rows are the same either way
+# (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
 ROW_BY_ROW_BELOW = 5_000
 
 
