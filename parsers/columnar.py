@@ -109,8 +109,8 @@ class _Fallback(Exception):
 # Below this many lines a plain file is parsed row by row (``parse_file``): the column-wise parse has
 # a fixed cost per file, per grammar and per field (a few Polars queries each) that only a large file
 # pays back. Measured in one run on the same lines (bench/RESULTS.md, issue 15, 2026-11-26): on the
-# generated 2.4 log the columnar parse is 0.19x the row-by-row path at 200 lines, 0.87x at 3,000 and
-# 1.83x at 10,000; on the real corpus mixed 0.23x, 0.58x and 1.20x. The rows are the same either way
+# generated 2.4 log the columnar parse is 0.17x the row-by-row path at 200 lines, 0.93x at 3,000 and
+# 2.06x at 10,000; on the real corpus mixed 0.20x, 0.59x and 1.12x. The rows are the same either way
 # (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
 ROW_BY_ROW_BELOW = 5_000
 
