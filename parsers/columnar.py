@@ -10,9 +10,13 @@ column and every step runs over all its lines at once:
 3. **identity prefix**: the ``ident`` expansions in grammar order, exact ones column-wise, the
    others (e.g. ``OTHER_IDENT``'s lookahead) by the fast path's own regex on the rows they may match;
 4. **template**: the first template (in the fast path's order) whose literal prefix the message
-   starts with, from one column-wise alternation of those prefixes; then that template's own
-   Python regex over its rows only, which also captures the fields;
-5. **fields** (``columnar_fields``): each field's converter column-wise;
+   starts with, from one column-wise alternation of those prefixes (one Polars pass per grammar,
+   never one per template); then one C-level match per row, that template's own regex (else its
+   bucket's alternation, as the fast path), which also captures the fields; the generic bucket
+   only on rows one column-wise superset filter lets through;
+5. **fields** (``columnar_assembly``, ``columnar_fields``): each field converted once over every
+   row that has it, whatever its template; the columns merged in the order ``apply_fields`` writes
+   them;
 6. **rows**: broker, log kind, timestamps, event type as columns; one Arrow table.
 
 Everything the column-wise steps are not certain about goes through the reference code: lines
@@ -49,7 +53,7 @@ import pyarrow as pa
 from kafka_forensics.core.eras import AUTO
 from kafka_forensics.core.tables import EVENT_COLUMNS, EVENT_FIELDS, EVENTS_SCHEMA
 
-from .columnar_fields import Conversion, combine, convert_batches
+from .columnar_assembly import Shape, assemble
 from .columnar_plan import ColumnarPlan, columnar_plan
 from .columnar_reader import LineBlock, line_bounds, read_block
 from .gc_pause import cyclic_gc_paused
@@ -74,8 +78,7 @@ from .records import (
     parse_lines,
 )
 
-SMALL_GROUP = 48  # records of one template and identity shape: fewer are built row by row
-SMALL = 256  # fewer rows than this: row by row in Python, as column calls have a fixed cost
+SMALL = 256  # fewer rows than this skip a column-wise filter (its fixed cost exceeds what it saves)
 STRICT = False  # tests: raise instead of falling back to the reference loop for a whole block
 BLOCK_BYTES = 16 << 20  # lines parsed together (a block ends at the first record line after this)
 DETECT_LINES = 2000  # detect.SAMPLE_LINES: the lines dialect detection reads
@@ -104,11 +107,11 @@ class _Fallback(Exception):
 # ---- whole files ------------------------------------------------------------------------------------
 
 # Below this many lines a plain file is parsed row by row (``parse_file``): the column-wise parse has
-# a fixed cost per file and per group of candidate templates (a Polars query each) that only a large
-# file pays back. Measured in one run on the same lines (bench/RESULTS.md, issue 15): on the generated
-# 2.4 log the columnar parse is 0.32x the row-by-row path at 200 lines, 0.76x at 3,000 and 1.42x at
-# 10,000; on the bundled samples' files (20 lines on average) 0.30x. The rows are the same
-# either way (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
+# a fixed cost per file, per grammar and per field (a few Polars queries each) that only a large file
+# pays back. Measured in one run on the same lines (bench/RESULTS.md, issue 15, 2026-11-26): on the
+# generated 2.4 log the columnar parse is 0.17x the row-by-row path at 200 lines, 0.93x at 3,000 and
+# 2.06x at 10,000; on the real corpus mixed 0.20x, 0.59x and 1.12x. The rows are the same either way
+# (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
 ROW_BY_ROW_BELOW = 5_000
 
 
@@ -365,11 +368,17 @@ class _Block:
         return self._finish(table, last_ts)
 
     def _sequential(self, others: np.ndarray, records: np.ndarray) -> None:
-        """``parse_lines``'s decisions for every line the header left, in file order."""
+        """``parse_lines``'s decisions for every line the header left, in file order. A line no
+        record header can start (column-wise, a superset of every header's start) is classified
+        by the reference's own answer for such lines (continuation or not a record) without
+        trying the headers one by one."""
         ctx, block = self.ctx, self.block
         classify = ctx.classify
         auto = line_parser(AUTO, ctx.options.layout, False).primary  # as parse_lines
         record_start, tooling_prefix = auto.record_start, auto.line_prefix
+        headerless = self._headerless(others)
+        not_a_record = self.plan.fast._not_a_record
+        texts = block.texts()
         lines = _Lines(block)
         record_list = records.tolist()
         last_reference = -1
@@ -377,38 +386,41 @@ class _Block:
         for i in others.tolist():
             if i <= skip_until:
                 continue
-            line = block.line(i)
-            if line.text is None:
+            text = texts[i]
+            if i in headerless:
+                parsed: LineResult = not_a_record(text)
+            elif text is None:
+                line = block.line(i)
                 self._quarantine(line.line_no, line.raw or "", line.problem or "unreadable line")
                 continue
-            parsed: LineResult = classify(line.text)
+            else:
+                parsed = classify(text)
             message_lines = 0
-            if parsed.kind == QUARANTINE and record_start.match(line.text):
+            if parsed.kind == QUARANTINE and record_start.match(text):
                 parsed, message_lines = _join_message_lines(classify, record_start, tooling_prefix, lines, i, parsed)
             at = bisect.bisect_left(record_list, i) - 1
             current = max(record_list[at] if at >= 0 else -1, last_reference)
             prefix = self.reference_prefix.get(current) if current == last_reference else None
-            if parsed.kind != RECORD and prefix and line.text.startswith(prefix):
-                inner = line.text[len(prefix) :]
+            if parsed.kind != RECORD and prefix and text.startswith(prefix):
+                inner = text[len(prefix) :]
                 if classify(inner).kind == CONTINUATION:
                     parsed = LineResult(CONTINUATION, message=inner)
             if parsed.kind == CONTINUATION:
                 if current < 0:
-                    self._quarantine(line.line_no, line.text, ORPHAN)
+                    self._quarantine(int(block.line_no[i]), text, ORPHAN)
                 else:
                     self.counts["continuation_lines"] += 1
-                    self.stack.setdefault(current, []).append(
-                        parsed.message if parsed.message is not None else line.text
-                    )
+                    self.stack.setdefault(current, []).append(parsed.message if parsed.message is not None else text)
                     self.attached.setdefault(current, []).append(i)
                 continue
             if parsed.kind == QUARANTINE:
-                self._quarantine(line.line_no, line.text, parsed.reason or "not a log record")
+                self._quarantine(int(block.line_no[i]), text, parsed.reason or "not a log record")
                 continue
+            line = block.line(i)
             try:
                 row = ctx.event_row(parsed, line)
             except Exception as err:
-                self._quarantine(line.line_no, line.text, _internal_error("building the record of this line", err))
+                self._quarantine(line.line_no, text, _internal_error("building the record of this line", err))
                 continue
             self.reference_rows[i] = row
             self.reference_prefix[i] = parsed.prefix
@@ -418,6 +430,17 @@ class _Block:
                 self.counts["continuation_lines"] += message_lines
                 self.attached.setdefault(i, []).extend(range(i + 1, i + 1 + message_lines))
                 skip_until = i + message_lines
+
+    def _headerless(self, others: np.ndarray) -> set[int]:
+        """The readable ASCII lines among ``others`` that no record header (of the dialect or of
+        any era, ``parse_lines``'s join test) can start, by a column-wise superset filter."""
+        starts = self.plan.record_starts
+        if starts is None or len(others) < SMALL:
+            return set()
+        text = self.block.text.gather(others)
+        ascii_line = text.str.len_bytes() == text.str.len_chars()
+        maybe = (text.str.contains(starts) | ~ascii_line).fill_null(True).to_numpy()
+        return set(others[~maybe].tolist())
 
     def _quarantine(self, line_no: int, raw: str, reason: str) -> None:
         self.counts["quarantined"] += 1
@@ -429,39 +452,28 @@ class _Block:
             return None
         typed = _Classifier(self.plan, header["body"]).run()
         give_up: list[int] = list(typed.give_up)
-        frames: list[pl.DataFrame] = []
-        attrs: list[pa.Array] = []
-        groups = [(key, rows) for key, rows in typed.groups.items() if len(rows) >= SMALL_GROUP]
-        give_up.extend(r for key, rows in typed.groups.items() if len(rows) < SMALL_GROUP for r in rows.tolist())
-        fields = [typed.field_texts(branch, template, rows) for (branch, template), rows in groups]
-        converted = iter(convert_batches([(role, text) for roles, texts in fields for role, text in zip(roles, texts)]))
-        for ((_, template), group_rows), (roles, _) in zip(groups, fields):
-            parts = [next(converted) for _ in roles]
-            rows = group_rows
-
-            conversion = Conversion() if not roles else (None if any(p is None for p in parts) else combine(parts))  # type: ignore[arg-type]
-            if conversion is None:
-                give_up.extend(rows.tolist())
-                continue
-            if conversion.fallback is not None:
-                keep = ~conversion.fallback.fill_null(False).to_numpy()
-                if not keep.all():
-                    give_up.extend(rows[~keep].tolist())
-                    mask = pl.Series(keep)
-                    conversion = Conversion(
-                        {c: v.filter(mask) for c, v in conversion.columns.items()},
-                        [(k, v.filter(mask)) for k, v in conversion.attrs],
-                    )
-                    rows = rows[keep]
-            if not rows.size:
-                continue
-            frame = {
-                "_pos": pl.Series(rows, dtype=pl.UInt32),
-                "_template": pl.Series([template] * len(rows), dtype=pl.Int32),
-            }
-            frame.update(conversion.columns)
-            frames.append(pl.DataFrame(frame))
-            attrs.append(map_array(conversion.attrs, len(rows)))
+        kept = np.ones(len(records), bool)
+        kept[give_up] = False
+        rows = np.flatnonzero(kept)
+        frame = None
+        if rows.size:
+            shapes, texts = typed.shapes_and_texts(rows)
+            fields = assemble(len(rows), shapes, texts)
+            columns, attrs_array = fields.columns, fields.attrs
+            if not fields.keep.all():
+                give_up.extend(rows[~fields.keep].tolist())
+                mask = pl.Series(fields.keep)
+                columns = {name: values.filter(mask) for name, values in columns.items()}
+                attrs_array = attrs_array.filter(pa.array(fields.keep))
+                rows = rows[fields.keep]
+            if rows.size:
+                frame = pl.DataFrame(
+                    {
+                        "_pos": pl.Series(rows, dtype=pl.UInt32),
+                        "_template": pl.Series(typed.template[rows], dtype=pl.Int32),
+                        **columns,
+                    }
+                )
         for r in give_up:
             i = int(records[r])
             line = self.block.line(i)
@@ -473,20 +485,14 @@ class _Block:
             except Exception as err:
                 raise _Fallback("a record could not be built") from err
             self.reference_prefix[i] = parsed.prefix
-        if not frames:
+        if frame is None:
             return None
-        return self._records_table(records, header, frames, attrs, typed)
+        return self._records_table(records, header, frame, attrs_array, typed)
 
     def _records_table(
-        self, records: np.ndarray, header: dict, frames: list[pl.DataFrame], attrs: list[pa.Array], typed: _Classifier
+        self, records: np.ndarray, header: dict, values: pl.DataFrame, attrs_array: pa.Array, typed: _Classifier
     ) -> pa.Table:
         ctx = self.ctx
-        values = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
-        attrs_array = pa.concat_arrays(attrs) if len(attrs) > 1 else attrs[0]
-        order = values["_pos"].arg_sort()
-        if len(frames) > 1:
-            values = values[order]
-            attrs_array = attrs_array.take(order.to_arrow())
         pos = values["_pos"]
         n = len(pos)
         every = n == len(header["body"])
@@ -652,6 +658,15 @@ def _header_columns(text: pl.Series, plan: ColumnarPlan) -> dict:
 # ---- identity prefix and template ----------------------------------------------------------------------
 
 
+class _Sink:
+    """The rows one template matched and their field texts (the capture groups of its fields)."""
+
+    def __init__(self, template: int) -> None:
+        self.template = template
+        self.rows: list[int] = []
+        self.fields: list[tuple] = []
+
+
 class _Classifier:
     """Identity branch, template and field texts for every record row (index into ``body``)."""
 
@@ -687,18 +702,12 @@ class _Classifier:
             self.groups[(branch, template)] = rows[order[bounds[k] : bounds[k + 1]]]
         return self
 
-    def _template_id(self, g: int, rule: str, roles: tuple[str, ...]) -> int:
-        found = self._template_ids.get((g, rule))
+    def _template_id(self, key: tuple, rule: str, roles: tuple[str, ...]) -> int:
+        found = self._template_ids.get(key)
         if found is None:
-            found = self._template_ids[(g, rule)] = len(self.templates)
+            found = self._template_ids[key] = len(self.templates)
             self.templates.append((rule, roles))
         return found
-
-    def _record_match(self, t: int, r: int, fields: tuple) -> None:
-        self.template[r] = t
-        rows, texts = self.matched.setdefault(t, ([], []))
-        rows.append(r)
-        texts.append(fields)
 
     def _ident(self) -> None:
         plan, body = self.plan, self.body
@@ -736,7 +745,7 @@ class _Classifier:
                     continue
                 b = step.first + k
                 self.branch[rows[branch_rows]] = b
-                columns = self.ident_columns.setdefault(b, [pl.Series([None] * n, dtype=pl.String) for _ in fields])
+                columns = self.ident_columns.setdefault(b, [_nulls(n) for _ in fields])
                 for c, g in enumerate(fields):
                     columns[c].scatter(rows[branch_rows], groups.struct.field(str(g)).filter(pl.Series(branch_rows)))
             del picked
@@ -766,6 +775,10 @@ class _Classifier:
         self.rest[r] = text[m.end() :]
 
     def _templates(self) -> None:
+        """Per row, the fast path's template (``fastpath.match_template``): the bucket of the
+        message's first word, then the generic bucket, grammar by grammar (the dialect's, then
+        the all-eras retry). Column-wise passes (one per grammar and step, never one per template)
+        only narrow the candidates; one C-level match per row decides and captures the fields."""
         pending = np.flatnonzero(self.branch != -2)
         if not pending.size:
             return
@@ -774,146 +787,159 @@ class _Classifier:
         if python_rest:
             rest = rest.clone().scatter(list(python_rest), pl.Series(list(python_rest.values()), dtype=pl.String))
         self.rest_column = rest
+        texts = rest.to_list()
+        sinks: dict[tuple[int, str], _Sink] = {}
+        rows = pending.tolist()
         for g, grammar in enumerate(self.plan.grammars):
-            if not pending.size:
+            if not rows:
                 break
-            subset = rest.gather(pending)
-            found = np.zeros(len(pending), bool)
+            fast = grammar.fast
             if grammar.candidates is not None:
-                self._word_templates(g, grammar, rest, pending, subset, found)
-            # the generic bucket, for rows no word template can match
-            left = np.flatnonzero(~found)
-            if left.size and grammar.fast.generic is not None:
-                prefixes = grammar.generic_prefixes
-                texts_column = subset.gather(left)
-                if "" in prefixes:
-                    maybe = np.ones(left.size, bool)
-                elif left.size < SMALL:
-                    starts = tuple(set(prefixes))
-                    maybe = np.array([t.startswith(starts) for t in texts_column.to_list()], bool)
-                else:
-                    maybe = np.zeros(left.size, bool)
-                    for p in set(prefixes):
-                        maybe |= texts_column.str.starts_with(p).fill_null(False).to_numpy()
-                bucket = grammar.fast.generic
-                for k, text in zip(left[maybe].tolist(), texts_column.filter(pl.Series(maybe)).to_list()):
-                    m = bucket.regex.match(text)
-                    if m is not None:
-                        rule, roles, numbers = bucket.plan[m.lastindex]  # type: ignore[index]
-                        fields = tuple(m.group(x) for x in numbers) if numbers else ()
-                        self._record_match(self._template_id(g, rule, roles), int(pending[k]), fields)
-                        found[k] = True
-            pending = pending[~found]
+                rows = self._match_words(g, grammar, rest, rows, texts, sinks)
+            if rows and fast.generic is not None:
+                maybe = rows
+                if grammar.generic_filter is not None and len(rows) >= SMALL:
+                    column = np.asarray(rows)
+                    keep = rest.gather(column).str.contains(grammar.generic_filter).fill_null(False).to_numpy()
+                    maybe = column[keep].tolist()
+                unmatched = [r for r in maybe if not self._match_bucket(g, fast.generic, r, texts[r], sinks)]
+                if len(maybe) < len(rows):
+                    typed = set(maybe).difference(unmatched)
+                    unmatched = [r for r in rows if r not in typed]
+                rows = unmatched
+        for sink in sinks.values():
+            for template, rows, fields in self._shapes(sink):
+                self.template[rows] = template
+                self.matched[template] = (rows, fields)
 
-    def _word_templates(
-        self, g: int, grammar, rest: pl.Series, pending: np.ndarray, subset: pl.Series, found: np.ndarray
-    ) -> None:
-        """The fast path's word bucket: per row, the first template (in order) that matches. A
-        template is tried only on rows that start with its prefix and pass its column-wise filter;
-        its own Python regex decides and captures the fields."""
-        prefix = subset.str.extract(grammar.candidates, 0)
-        has = prefix.is_not_null().to_numpy()
-        queue: dict[int, list[int]] = {}  # template → positions in ``pending`` still to try it on
-        for k, text in zip(np.flatnonzero(has).tolist(), prefix.filter(pl.Series(has)).to_list()):
-            queue.setdefault(grammar.first_with_prefix[text], []).append(k)
-        while queue:
-            t = min(queue)
-            ks = np.asarray(queue.pop(t))
+    def _shapes(self, sink: _Sink) -> Iterator[tuple[int, list[int], list[tuple]]]:
+        """A template's rows as groups whose fields convert alike. A template whose alternatives
+        repeat a field (each alternative has its own capture groups) is split by the groups a row
+        filled: within one such group every field occurs once, in the order ``apply_fields``
+        meets them on each of its rows."""
+        rule, roles = self.templates[sink.template]
+        if len(set(roles)) == len(roles):
+            yield sink.template, sink.rows, sink.fields
+            return
+        shapes: dict[tuple[int, ...], tuple[list[int], list[tuple]]] = {}
+        for r, texts in zip(sink.rows, sink.fields):
+            filled = tuple(k for k, text in enumerate(texts) if text is not None)
+            rows, fields = shapes.setdefault(filled, ([], []))
+            rows.append(r)
+            fields.append(tuple(texts[k] for k in filled))
+        for filled, (rows, fields) in shapes.items():
+            yield self._template_id((sink.template, filled), rule, tuple(roles[k] for k in filled)), rows, fields
+
+    def _match_words(self, g: int, grammar, rest: pl.Series, rows: list[int], texts: list, sinks: dict) -> list:
+        """The word buckets. The first template (in the fast path's order) whose literal prefix the
+        message starts with comes from one column-wise alternation of the prefixes; its own regex
+        is tried first, as it is usually the one; a row it rejects takes its bucket's alternation,
+        whose earlier templates cannot match it (their prefixes do not). Returns the rows no
+        word template matched."""
+        column = np.asarray(rows)
+        first = (
+            rest.gather(column)
+            .str.extract(grammar.candidates, 0)
+            .replace_strict(grammar.first_with_prefix, default=-1, return_dtype=pl.Int32)
+            .to_numpy()
+        )
+        left = column[first < 0].tolist()
+        candidates = np.flatnonzero(first >= 0)
+        order = candidates[np.argsort(first[candidates], kind="stable")]
+        ids, starts = np.unique(first[order], return_index=True)
+        bounds = [*starts.tolist(), len(order)]
+        retry = []
+        for k, t in enumerate(ids.tolist()):
             template = grammar.word_templates[t]
-            if len(ks) < SMALL:
-                self._word_template_rows(g, grammar, t, ks, subset, pending, found, queue)
-                continue
-            texts = subset.gather(ks)
-            if template.vector is not None and grammar.later[t]:  # a filter only saves Python tries
-                passes = texts.str.contains(template.vector.pattern).fill_null(False).to_numpy()
-            else:
-                passes = np.ones(len(ks), bool)
+            sink = self._sink(g, template.rule, template.roles, sinks)
             match = template.regex.match
-            tried = ks[passes]
-            found_matches = [match(text) for text in texts.filter(pl.Series(passes)).to_list()]
-            ok = np.fromiter((m is not None for m in found_matches), bool, len(found_matches))
-            failed = ~passes
-            failed[np.flatnonzero(passes)[~ok]] = True
-            if ok.any():
-                self._found(g, template, pending[tried[ok]], [m.groups() for m in found_matches if m is not None])
-                found[tried[ok]] = True
-            # the rest try the next template of the bucket their message may still match
-            left = ks[failed]
-            if not left.size:
+            for r in column[order[bounds[k] : bounds[k + 1]]].tolist():
+                m = match(texts[r])
+                if m is None:
+                    retry.append(r)
+                    continue
+                sink.rows.append(r)
+                sink.fields.append(m.groups())
+        if retry:
+            buckets = grammar.fast.buckets
+            for r in retry:
+                text = texts[r]
+                space = text.find(" ")
+                if not self._match_bucket(g, buckets[text if space < 0 else text[:space]], r, text, sinks):
+                    left.append(r)
+            left.sort()
+        return left
+
+    def _match_bucket(self, g: int, bucket, r: int, text: str, sinks: dict) -> bool:
+        """Row ``r`` by one bucket's alternation, as ``fastpath.match_template``: True if it matched."""
+        m = bucket.regex.match(text)
+        if m is None:
+            return False
+        rule, roles, numbers = bucket.plan[m.lastindex]
+        sink = self._sink(g, rule, roles, sinks)
+        sink.rows.append(r)
+        sink.fields.append(tuple(m.group(x) for x in numbers) if numbers else ())
+        return True
+
+    def _sink(self, g: int, rule: str, roles: tuple[str, ...], sinks: dict) -> _Sink:
+        sink = sinks.get((g, rule))
+        if sink is None:
+            sink = sinks[(g, rule)] = _Sink(self._template_id((g, rule), rule, roles))
+        return sink
+
+    def shapes_and_texts(self, rows: np.ndarray) -> tuple[list[Shape], dict[str, tuple[np.ndarray, pl.Series]]]:
+        """For the given rows (sorted; their positions 0..n-1 are the assembly's rows): the shapes
+        (rows of one identity branch and template, with their fields in line order), and per field
+        the positions of the rows that have it and their texts."""
+        position = np.full(len(self.body), -1, np.int64)
+        position[rows] = np.arange(len(rows))
+        parts: dict[str, list[tuple[np.ndarray, pl.Series | tuple]]] = {}
+        branches = self.branch[rows]
+        for b in np.unique(branches[branches >= 0]).tolist():
+            mine = rows[branches == b]
+            column_wise = self.ident_columns.get(b)
+            by_python = [r for r in mine.tolist() if r in self.ident_texts] if self.ident_texts else []
+            at = np.searchsorted(mine, by_python)
+            for k, role in enumerate(self.plan.ident[b].roles):
+                values = column_wise[k].gather(mine) if column_wise is not None else _nulls(len(mine))
+                if by_python:  # the rows whose identity Python's regex read
+                    values = values.scatter(at, pl.Series([self.ident_texts[r][k] for r in by_python], dtype=pl.String))
+                parts.setdefault(role, []).append((position[mine], values))
+        for t, (matched_rows, fields) in self.matched.items():
+            _, roles = self.templates[t]
+            if not roles:
                 continue
-            left_texts = texts.filter(pl.Series(failed))
-            assigned = np.zeros(left.size, bool)
-            for j in grammar.later[t]:
-                starts = (
-                    left_texts.str.starts_with(grammar.word_templates[j].prefix).fill_null(False).to_numpy() & ~assigned
-                )
-                if starts.any():
-                    queue.setdefault(j, []).extend(left[starts].tolist())
-                    assigned |= starts
-                if assigned.all():
-                    break
+            at = position[matched_rows]
+            taken = at >= 0
+            if not taken.all():
+                fields = [f for f, ok in zip(fields, taken.tolist()) if ok]
+                at = at[taken]
+            for role, column in zip(roles, zip(*fields)):
+                parts.setdefault(role, []).append((at, column))
+        shapes = [
+            Shape(position[group], self._roles(branch, template)) for (branch, template), group in self.groups.items()
+        ]
+        return shapes, {role: _joined(found) for role, found in parts.items()}
 
-    def _word_template_rows(self, g: int, grammar, t: int, ks, subset: pl.Series, pending, found, queue) -> None:
-        """``_word_templates`` for a few rows: row by row in Python (cheaper than column calls)."""
-        template = grammar.word_templates[t]
-        texts = subset.gather(ks).to_list()
-        hits, groups = [], []
-        for k, text in zip(ks.tolist(), texts):
-            m = template.regex.match(text)
-            if m is not None:
-                hits.append(k)
-                groups.append(m.groups())
-                continue
-            for j in grammar.later[t]:
-                if text.startswith(grammar.word_templates[j].prefix):
-                    queue.setdefault(j, []).append(k)
-                    break
-        if hits:
-            self._found(g, template, pending[hits], groups)
-            found[hits] = True
+    def _roles(self, branch: int, template: int) -> tuple[str, ...]:
+        ident = self.plan.ident[branch].roles if branch >= 0 else ()
+        return ident + (self.templates[template][1] if template >= 0 else ())
 
-    def _found(self, g: int, template, rows: np.ndarray, groups: list[tuple]) -> None:
-        t_id = self._template_id(g, template.rule, template.roles)
-        matched_rows, fields = self.matched.setdefault(t_id, ([], []))
-        matched_rows.extend(rows.tolist())
-        fields.extend(groups)
-        self.template[rows] = t_id
 
-    def field_texts(self, branch: int, template: int, rows: np.ndarray) -> tuple[list[str], list[pl.Series]]:
-        """The fields of rows that share an identity branch and a template: names, one text column
-        per field (null where a row lacks it)."""
-        roles: list[str] = []
-        texts: list[pl.Series] = []
-        if branch >= 0:
-            take = pl.Series(rows)
-            column_wise = self.ident_columns.get(branch)
-            for k, role in enumerate(self.plan.ident[branch].roles):
-                python = (
-                    [self.ident_texts[r][k] if r in self.ident_texts else None for r in rows.tolist()]
-                    if self.ident_texts
-                    else None
-                )
-                if column_wise is not None:
-                    values = column_wise[k].gather(take)
-                    if python is not None and any(v is not None for v in python):
-                        values = values.zip_with(values.is_not_null(), pl.Series(python, dtype=pl.String))
-                else:
-                    values = pl.Series(python or [None] * len(rows), dtype=pl.String)
-                roles.append(role)
-                texts.append(values)
-        if template >= 0:
-            _, template_roles = self.templates[template]
-            if template_roles:
-                all_rows, all_fields = self.matched[template]
-                position = {r: i for i, r in enumerate(all_rows)} if len(all_rows) != len(rows) else None
-                chosen = all_fields if position is None else [all_fields[position[r]] for r in rows.tolist()]
-                if position is None and all_rows != rows.tolist():
-                    order = {r: i for i, r in enumerate(all_rows)}
-                    chosen = [all_fields[order[r]] for r in rows.tolist()]
-                for role, column in zip(template_roles, zip(*chosen)):
-                    roles.append(role)
-                    texts.append(pl.Series(column, dtype=pl.String))
-        return roles, texts
+def _nulls(n: int) -> pl.Series:
+    return pl.repeat(None, n, dtype=pl.String, eager=True)
+
+
+def _joined(parts: list[tuple[np.ndarray, pl.Series | tuple]]) -> tuple[np.ndarray, pl.Series]:
+    """One field's texts from several sources, in one column (with the positions they belong to)."""
+    positions = np.concatenate([at for at, _ in parts]) if len(parts) > 1 else parts[0][0]
+    if all(isinstance(values, tuple) for _, values in parts):
+        texts = pl.Series([t for _, values in parts for t in values], dtype=pl.String)
+    else:
+        texts = pl.concat(
+            [values if isinstance(values, pl.Series) else pl.Series(values, dtype=pl.String) for _, values in parts]
+        )
+    return positions, texts
 
 
 def _branch_of_marker(plan: ColumnarPlan, marker: int) -> int:
@@ -930,25 +956,6 @@ def rows_table(rows: list[list]) -> pa.Table:
         return EVENTS_SCHEMA.empty_table()
     columns = list(zip(*rows))
     return pa.Table.from_arrays([pa.array(c, f.type) for c, f in zip(columns, EVENT_FIELDS)], schema=EVENTS_SCHEMA)
-
-
-def map_array(attrs: list[tuple[str, pl.Series]], n: int) -> pa.Array:
-    """Per row, the present (key, value) pairs in the given key order; null when none."""
-    if not attrs:
-        return pa.nulls(n, _MAP)
-    keys = [k for k, _ in attrs]
-    present = np.column_stack([s.is_not_null().to_numpy() for _, s in attrs])  # n × k
-    counts = present.sum(axis=1)
-    offsets = np.zeros(n + 1, np.int32)
-    np.cumsum(counts, out=offsets[1:])
-    rows, cols = np.nonzero(present)  # row-major: per row, keys in order
-    values = pa.concat_arrays([s.cast(pl.String).to_arrow().cast(pa.large_string()) for _, s in attrs]).cast(
-        pa.string()
-    )
-    items = values.take(pa.array(cols * n + rows))
-    key_array = pa.array(keys, pa.string()).take(pa.array(cols))
-    mask = pa.array(counts == 0)
-    return pa.MapArray.from_arrays(pa.array(offsets, pa.int32()), key_array, items, type=_MAP, mask=mask)
 
 
 def _append_attr(attrs: pa.Array, key: str, values: pl.Series) -> pa.Array:

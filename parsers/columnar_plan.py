@@ -57,6 +57,7 @@ class GrammarPlan:
     fast: FastGrammar
     word_templates: tuple[TemplatePlan, ...]  # bucket by bucket, each bucket in its own order
     generic_prefixes: tuple[str, ...]  # literal prefixes of the generic bucket's templates
+    generic_filter: str | None  # column-wise: a superset of the generic bucket's matches (None: none known)
     candidates: str | None  # column-wise: ^(?:prefix|prefix|...) over word_templates, in order
     first_with_prefix: dict[str, int]  # matched prefix text -> index of the first template with it
     later: tuple[tuple[int, ...], ...]  # per template: the ones after it in its bucket that a
@@ -96,6 +97,7 @@ class ColumnarPlan:
     ident_steps: tuple[IdentAlternation | int, ...]  # in grammar order; an int: one inexact branch
     ident_opener: VectorRegex | None
     grammars: tuple[GrammarPlan, ...]
+    record_starts: str | None  # column-wise: a superset of the lines any record header can start
 
 
 def literal_prefix(lark: Lark, compiler: _Compiler, symbols: list, stack: tuple[str, ...] = ()) -> str:
@@ -160,7 +162,8 @@ def _grammar_plan(fast: FastGrammar, lark: Lark) -> GrammarPlan:
     ordered = [t.rule for bucket in fast.buckets.values() for t in bucket.by_marker.values()]
     generic = [t.rule for t in fast.generic.by_marker.values()] if fast.generic else []
     plans = _template_plans(lark, ordered)
-    generic_prefixes = tuple(p.prefix for p in _template_plans(lark, generic))
+    generic_plans = _template_plans(lark, generic)
+    generic_prefixes = tuple(p.prefix for p in generic_plans)
     first: dict[str, int] = {}
     for i, plan in enumerate(plans):
         first.setdefault(plan.prefix, i)
@@ -179,7 +182,15 @@ def _grammar_plan(fast: FastGrammar, lark: Lark) -> GrammarPlan:
     if plans:
         # longest first among equal starts is not needed: leftmost-first keeps the template order
         candidates = "^(?:" + "|".join(escape(p.prefix) for p in plans) + ")"
-    return GrammarPlan(fast, tuple(plans), generic_prefixes, candidates, first, tuple(later))
+    return GrammarPlan(fast, tuple(plans), generic_prefixes, _any_of(generic_plans), candidates, first, tuple(later))
+
+
+def _any_of(plans: list[TemplatePlan]) -> str | None:
+    """One column-wise alternation of the templates' translations (each exact or a superset):
+    a row it rejects matches none of them, so Python's regex runs only on the rows it accepts."""
+    if not plans or any(p.vector is None for p in plans):
+        return None
+    return "^(?:" + "|".join(p.vector.pattern.removeprefix("^") for p in plans) + ")"  # type: ignore[union-attr]
 
 
 def _ident_branches(lark: Lark) -> tuple[tuple[IdentBranch, ...], VectorRegex | None]:
@@ -272,7 +283,11 @@ def columnar_plan(dialect: str, layout: str | None) -> ColumnarPlan:
     if len(fast.grammars) > 1:
         grammars.append(_grammar_plan(fast.grammars[1], build_lark(AUTO, layout, "record")))
     ident, opener = _ident_branches(record)
-    return ColumnarPlan(fast, header, ident, _ident_steps(ident), opener, tuple(grammars))
+    auto = line_parser(AUTO, layout, False).primary
+    starts = translate("(?:" + fast.primary.record_start.pattern + "|" + auto.record_start.pattern + ")", anchored=True)
+    return ColumnarPlan(
+        fast, header, ident, _ident_steps(ident), opener, tuple(grammars), starts.pattern if starts else None
+    )
 
 
 __all__ = ["ColumnarPlan", "GrammarPlan", "IdentBranch", "TemplatePlan", "columnar_plan", "templates_for"]

@@ -8,9 +8,11 @@ differential test's lines and mutations. The oracle is parse_file on the fast pa
 plain Lark line by line, test_differential.py) and, on the real and bundled logs, parse_file on
 plain Lark itself.
 
-The columnar parse hands some rows to the reference code on purpose (rare shapes, small groups):
-the tests force the column-wise code onto every row it can take (``all_columnar``), run it with
-its defaults, and in small blocks, so both paths and the block boundaries are compared.
+The columnar parse hands some rows to the reference code on purpose (fields with no column-wise
+converter or on few rows, texts a converter is unsure of, a template shape whose field order
+contradicts another's): the tests force the column-wise code onto every row it can take
+(``all_columnar``), run it with its defaults, and in small blocks, so both paths and the block
+boundaries are compared.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import pyarrow as pa
 import pytest
 
 from kafka_forensics.core.tables import EVENTS_SCHEMA
-from kafka_forensics.parsers import columnar, columnar_fields
+from kafka_forensics.parsers import columnar, columnar_assembly, columnar_fields
 from kafka_forensics.parsers.columnar import parse_file_columnar
 from kafka_forensics.parsers.records import ParseOptions, parse_file
 from tests.parsers.test_differential import CORPUS, MUTATED
@@ -38,8 +40,8 @@ def mode(request, monkeypatch):
     """Strict (an error is raised, not hidden by the block fallback), in three settings."""
     monkeypatch.setattr(columnar, "STRICT", True)
     if request.param == "all_columnar":
-        monkeypatch.setattr(columnar, "SMALL_GROUP", 1)
         monkeypatch.setattr(columnar, "SMALL", 0)
+        monkeypatch.setattr(columnar_assembly, "FEW_ROWS", 0)
     if request.param == "small_blocks":
         monkeypatch.setattr(columnar, "BLOCK_BYTES", 4096)
     return request.param
@@ -97,7 +99,7 @@ def test_every_line_and_mutation_of_the_differential_test_as_one_file(mode):
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_every_simulated_scenario(case, monkeypatch):
     monkeypatch.setattr(columnar, "STRICT", True)
-    monkeypatch.setattr(columnar, "SMALL_GROUP", 1)
+    monkeypatch.setattr(columnar_assembly, "FEW_ROWS", 0)
     result = simulated(*case)
     for name in result.files:
         assert_same((Path(result.out_dir) / name).read_bytes(), name)
@@ -113,7 +115,7 @@ def test_the_comparison_can_fail(monkeypatch):
         return out
 
     monkeypatch.setitem(columnar_fields._BY_FUNCTION, columnar_fields.F._topic_partition, off_by_one)
-    monkeypatch.setattr(columnar, "SMALL_GROUP", 1)
+    monkeypatch.setattr(columnar_assembly, "FEW_ROWS", 0)
     data = ("\n".join(generate_lines(2_000)) + "\n").encode()
     with pytest.raises(AssertionError):
         assert_same(data, "broker-1/state-change.log", ParseOptions(kafka_version="2.4"))

@@ -1,0 +1,221 @@
+"""The fields of all typed records → event columns, one conversion per field (not per template).
+
+Why: a real log mixes hundreds of templates with a few hundred rows each, and converting them
+template by template costs a handful of Polars calls per template, more than the rows themselves.
+
+``fields.apply_fields`` converts a row's (field, text) pairs in line order: where two fields write
+one column the later one wins, and attribute keys stay in the order they were first written. All
+rows of one **shape** (identity branch and template, ``columnar._Classifier``) have the same fields
+in the same order. Here each field is converted once over every row that has it
+(``columnar_fields``), and the results are merged: a column that several fields write takes them
+in an order every shape agrees with, and the attribute keys come in an order every shape agrees
+with. A shape that contradicts the shapes taken before it (larger ones first), or that writes one
+attribute from two fields (its place in the map would depend on the row), is left to the reference
+(``keep`` is False on its rows), as are the rows a converter is unsure about.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from kafka_forensics.core.tables import EVENT_FIELDS
+
+from .columnar_fields import columnar_converter
+
+_MAP = next(f.type for f in EVENT_FIELDS if f.name == "attrs")
+# A field on fewer rows than this: those rows go to the reference instead. A column-wise conversion
+# has a fixed cost (a few Polars calls, one per text shape for request states) that a handful of rows
+# built one by one (about 20 us each) does not reach; in a small file most fields are that rare.
+FEW_ROWS = 64
+
+
+@dataclass(frozen=True)
+class Shape:
+    rows: np.ndarray  # positions (0..n-1) of its rows
+    roles: tuple[str, ...]  # its fields, in line order
+
+
+@dataclass
+class Assembled:
+    columns: dict[str, pl.Series]  # one value per row (null where no field wrote it)
+    attrs: pa.Array  # the attribute map per row (keys in an order every kept shape follows)
+    keep: np.ndarray  # bool per row: False = the reference builds this row
+
+
+@dataclass
+class _Converted:
+    """One field's conversion, for the rows that have it (``positions``)."""
+
+    positions: np.ndarray
+    columns: dict[str, pl.Series]
+    attrs: list[tuple[str, pl.Series]]
+
+
+def assemble(n: int, shapes: list[Shape], texts: dict[str, tuple[np.ndarray, pl.Series]]) -> Assembled:
+    """``texts``: per field, the positions of the rows that have it and their texts."""
+    keep = np.ones(n, bool)
+    converted: dict[str, _Converted] = {}
+    for role, (positions, values) in texts.items():
+        convert = columnar_converter(role)
+        if convert is None or len(positions) < FEW_ROWS:
+            keep[positions] = False
+            continue
+        out = convert(values)
+        if out.fallback is not None:
+            keep[positions[out.fallback.fill_null(False).to_numpy()]] = False
+        converted[role] = _Converted(positions, out.columns, out.attrs)
+    key_order = _Orders()
+    column_orders: dict[str, _Orders] = {}
+    for shape in sorted(shapes, key=lambda s: -len(s.rows)):
+        if not _take(shape, converted, key_order, column_orders):
+            keep[shape.rows] = False
+    columns = {
+        name: _placed(n, [(converted[role].positions, converted[role].columns[name]) for role in order.sorted()])
+        for name, order in column_orders.items()
+    }
+    by_key: dict[str, list[tuple[np.ndarray, pl.Series]]] = {}
+    for part in converted.values():
+        for key, values in part.attrs:
+            by_key.setdefault(key, []).append((part.positions, values))
+    keys = [key for key in key_order.sorted() if key in by_key]
+    return Assembled(columns, map_of(n, [(key, by_key[key]) for key in keys]), keep)
+
+
+def _take(shape: Shape, converted: dict[str, _Converted], key_order: _Orders, column_orders: dict) -> bool:
+    """Add the orders ``shape`` needs; False (nothing added) if it cannot be assembled."""
+    roles = shape.roles
+    if len(set(roles)) != len(roles) or any(r not in converted for r in roles):
+        return False
+    keys: list[str] = []
+    writer: dict[str, str] = {}
+    writers: dict[str, list[str]] = {}
+    for role in roles:
+        for key, _ in converted[role].attrs:
+            if writer.setdefault(key, role) != role:
+                return False  # one attribute from two fields
+            keys.append(key)
+        for name in converted[role].columns:
+            writers.setdefault(name, []).append(role)
+    wanted = [(key_order, keys)] + [(column_orders.setdefault(c, _Orders()), w) for c, w in writers.items()]
+    added: list[tuple[_Orders, list]] = []
+    for order, sequence in wanted:
+        edges = order.add(sequence)
+        if edges is None:
+            for taken, undo in added:
+                taken.remove(undo)
+            return False
+        added.append((order, edges))
+    return True
+
+
+class _Orders:
+    """Precedences between names that every shape taken so far follows (an acyclic graph)."""
+
+    def __init__(self) -> None:
+        self.after: dict[str, set[str]] = {}
+        self.seen: dict[str, int] = {}  # first appearance: a stable order among free names
+
+    def add(self, sequence: list[str]) -> list[tuple[str, str]] | None:
+        """Require the names in this order; None (nothing changed) if that contradicts an earlier
+        requirement. Returns the precedences it added."""
+        added: list[tuple[str, str]] = []
+        for a, b in itertools.pairwise(sequence):
+            if b in self.after.get(a, ()):
+                continue
+            if self._reaches(b, a):
+                self.remove(added)
+                return None
+            self.after.setdefault(a, set()).add(b)
+            added.append((a, b))
+        for name in sequence:
+            self.seen.setdefault(name, len(self.seen))
+            self.after.setdefault(name, set())
+        return added
+
+    def remove(self, edges: list[tuple[str, str]]) -> None:
+        for a, b in edges:
+            self.after[a].discard(b)
+
+    def _reaches(self, start: str, goal: str) -> bool:
+        stack, visited = [start], set()
+        while stack:
+            name = stack.pop()
+            if name == goal:
+                return True
+            if name not in visited:
+                visited.add(name)
+                stack.extend(self.after.get(name, ()))
+        return False
+
+    def sorted(self) -> list[str]:
+        """Every name, each after all names that precede it (ties: first appearance)."""
+        incoming = dict.fromkeys(self.seen, 0)
+        for targets in self.after.values():
+            for b in targets:
+                incoming[b] += 1
+        ready = sorted((n for n, k in incoming.items() if not k), key=self.seen.__getitem__)
+        out = []
+        while ready:
+            name = ready.pop(0)
+            out.append(name)
+            for b in sorted(self.after[name], key=self.seen.__getitem__):
+                incoming[b] -= 1
+                if not incoming[b]:
+                    ready.append(b)
+            ready.sort(key=self.seen.__getitem__)
+        return out
+
+
+def _placed(n: int, parts: list[tuple[np.ndarray, pl.Series]]) -> pl.Series:
+    """One value per row from (positions, values) parts: where several parts have a value for a
+    row, the last one's (``apply_fields``: a later write wins); null where none has."""
+    positions, values = parts[0]
+    if len(parts) == 1 and len(positions) == n and (positions[1:] > positions[:-1]).all():
+        return values  # every row, in order
+    index = np.full(n, -1, np.int64)
+    offset = 0
+    for positions, values in parts:
+        written = values.is_not_null().to_numpy()
+        index[positions[written]] = offset + np.flatnonzero(written)
+        offset += len(values)
+    joined = _concat([v for _, v in parts])
+    return joined.gather(pl.Series(pa.array(index, mask=index < 0)))
+
+
+def _concat(series: list[pl.Series]) -> pl.Series:
+    if len(series) == 1:
+        return series[0]
+    if len({s.dtype for s in series}) == 1:
+        return pl.concat(series)
+    return pl.concat([s.to_frame("v") for s in series], how="vertical_relaxed").to_series()
+
+
+def map_of(n: int, attrs: list[tuple[str, list[tuple[np.ndarray, pl.Series]]]]) -> pa.Array:
+    """The attribute map per row: the keys a row has a (non-null) value for, in the given order;
+    null where it has none. ``attrs``: per key, (positions, values) parts."""
+    if not attrs:
+        return pa.nulls(n, _MAP)
+    rows, key_numbers, values = [], [], []
+    for k, (_, parts) in enumerate(attrs):
+        for positions, texts in parts:
+            written = texts.is_not_null()
+            at = positions[written.to_numpy()]
+            rows.append(at)
+            key_numbers.append(np.full(len(at), k, np.int32))
+            values.append(texts.filter(written).cast(pl.String).to_arrow().cast(pa.large_string()))
+    row = np.concatenate(rows)
+    key = np.concatenate(key_numbers)
+    order = np.lexsort((key, row))  # per row, keys in order
+    counts = np.bincount(row, minlength=n)
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    items = pa.concat_arrays(values).cast(pa.string()).take(pa.array(order))
+    key_array = pa.array([k for k, _ in attrs], pa.string()).take(pa.array(key[order]))
+    return pa.MapArray.from_arrays(
+        pa.array(offsets, pa.int32()), key_array, items, type=_MAP, mask=pa.array(counts == 0)
+    )
