@@ -13,9 +13,7 @@ from tests.support.paths import REAL_LOGS
 def spark():
     from kafka_forensics.jobs.spark_session import build_session
 
-    # A fixed 3 GiB heap, not the command's half-the-machine default: the suite runs one session per
-    # xdist worker (README: ``-n auto``), and the largest table a test builds is far below this.
-    session = build_session("local[2]", {"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "3g"})
+    session = build_session("local[2]", {"spark.sql.shuffle.partitions": "4"})
     yield session
     session.stop()
 
