@@ -30,9 +30,6 @@ INCIDENTS = sorted(p.parent.name for p in (REPO / "sample_logs").glob("real-*/tr
 # new: offline_with_live_replicas is not raised when a partition stays offline after the broker of its
 # out-of-ISR replica comes back (the controller's election fails; describe shows 'Leader: none' while it runs).
 OFFLINE_LIVE_REPLICA = "new: offline with a live out-of-ISR replica not reported (offline_with_live_replicas)"
-# new: a deleted topic's partitions end OnlinePartition with leader -1 in the replay: at INFO (2.6+) deletion's
-# partition transitions are not logged, and TopicDeletionManager's 'Deletion of topic X successfully completed'
-# (controller.log, untyped) is not read.
 
 KNOWN_GAPS: list[tuple[str, str, str]] = [
     ("real-*-kraft-unclean-election-tool", "must", OFFLINE_LIVE_REPLICA),
