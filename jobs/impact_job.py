@@ -52,6 +52,8 @@ from kafka_forensics.replay.impact import (
 from kafka_forensics.replay.partition_view import BROKER_VIEW, FAILURE
 from kafka_forensics.statemachines.states import PartitionState as P
 
+from .lineage import materialized
+
 _KEY = ("cluster", "topic", "partition")
 _VALUES = ("state", "leader", "isr", "replicas")
 
@@ -304,12 +306,14 @@ def impact_frame(
         F.array_sort(F.collect_list(F.when(F.col("failure"), F.struct(order.alias("o"), F.col("cause").alias("c"))))),
         lambda x: x["c"],
     )
-    episodes = marked.groupBy(*_KEY, "kind", "_episode").agg(
-        F.min_by(
-            F.struct("p_start", "cause", "leader", "isr", "replicas", "state", "min_isr", "min_isr_source"), order
-        ).alias("first"),
-        F.max_by(F.struct("p_end", "_next"), order).alias("last"),
-        failure_refs.alias("failures"),
+    episodes = materialized(  # joined below with what is derived from it (lineage.py)
+        marked.groupBy(*_KEY, "kind", "_episode").agg(
+            F.min_by(
+                F.struct("p_start", "cause", "leader", "isr", "replicas", "state", "min_isr", "min_isr_source"), order
+            ).alias("first"),
+            F.max_by(F.struct("p_end", "_next"), order).alias("last"),
+            failure_refs.alias("failures"),
+        )
     )
     ends = F.col("last._next")
     end_ts = F.coalesce(ends["start"], F.col("last.p_end"))
@@ -393,7 +397,7 @@ def impact_frame(
         F.size(refs).cast("int").alias("evidence_count"),
     )
     lost = _leader_lost(timeline, brokers, cluster_events, session_timeouts(events))
-    result = _with_last_seen(result, cluster_events).unionByName(lost)
+    result = materialized(_with_last_seen(materialized(result), cluster_events).unionByName(lost))
     result = _cut_at_deletions(result, cluster_events)
     return result.select(*[F.col(f.name).cast(_spark_type(f.name)) for f in IMPACT_SCHEMA])
 
