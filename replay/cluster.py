@@ -177,6 +177,7 @@ class ClusterContext:
     findings: list[Finding] = field(default_factory=list)
     _snapshots: list[_Snapshot] = field(default_factory=list)
     _broker_events: dict[int, list[tuple[datetime, str, str]]] = field(default_factory=dict)
+    _recorded_states: dict[int, list[BrokerInterval]] = field(default_factory=dict)  # from metadata records only
     _starts: list[tuple[datetime, int]] = field(default_factory=list)  # (ts_start, epoch), sorted
     resets: list[datetime] = field(default_factory=list)  # elections whose epoch went back (sorted)
     metadata_versions: list[tuple[datetime, int]] = field(default_factory=list)  # KRaft metadata.version levels
@@ -184,6 +185,9 @@ class ClusterContext:
     reason_lines: list[dict] = field(default_factory=list)  # REASON_LINE_TYPES lines, in time order
     # topic -> its DELETION_TYPES lines (ts, source_file, line_no, event_type, broker, dialect), in time order
     deletions: dict[str, list[dict]] = field(default_factory=dict)
+    # KRaft: the latest dumped ``__cluster_metadata`` record among the cluster rows (broker, feature and control
+    # records): a lower bound of where the dump ends, so the records are known to hold everything until then
+    metadata_until: Optional[datetime] = None
 
     def metadata_version_at(self, ts: Optional[datetime]) -> Optional[int]:
         """The KRaft ``metadata.version`` feature level in force at ``ts`` (None if never seen)."""
@@ -249,6 +253,38 @@ class ClusterContext:
             if interval.broker == broker and interval.ts_start is not None and interval.ts_start <= ts:
                 found = interval
         return found.ts_start if found is not None and found.state in LIVE_STATES else None
+
+    def live_spans(
+        self, broker: int, start: datetime, end: datetime, include_end: bool = False
+    ) -> list[tuple[datetime, list[str]]]:
+        """When ``broker`` was live in [``start``, ``end``) (``include_end``: [``start``, ``end``]): for each live
+        interval overlapping it, the first instant of the overlap and every line saying the broker was live then
+        (the interval's first line, and the later ones restating it before ``end``: each controller replaying
+        the same record, the broker's own line).
+
+        KRaft: where metadata records state the broker's registration, they alone draw its timeline. They share
+        the partition records' clock (the active controller's ``CreateTime``) and an unfencing's elections share
+        its batch (``handleBrokerUnfenced``, M:controller/ReplicationControlManager.java@3.9.0-rc3:1339-1351),
+        while the controller logs its decision before it appends that batch ("The request from broker N to
+        unfence has been granted ...", M:controller/BrokerHeartbeatManager.java@3.9.0-rc3:549): a line would
+        make the broker live a millisecond before the election that the same batch holds."""
+        out = []
+        recorded = self._recorded_states.get(broker)
+        for interval in recorded if recorded else self.brokers:
+            if interval.broker != broker or interval.state not in LIVE_STATES or interval.ts_start is None:
+                continue
+            since = max(interval.ts_start, start)
+            stop = end if interval.ts_end is None else min(interval.ts_end, end)
+            if not (
+                since < stop or (include_end and since == end and (interval.ts_end is None or interval.ts_end > end))
+            ):
+                continue
+            refs = [interval.evidence]
+            for ts, state, ref in self._broker_events.get(broker, ()):
+                if state in LIVE_STATES and interval.ts_start <= ts and (ts < stop or ts == since) and ref not in refs:
+                    refs.append(ref)
+            out.append((since, refs))
+        return out
 
     def live_brokers_at(self, ts: Optional[datetime]) -> tuple[list[int], list[str]]:
         """The brokers alive at ``ts`` as far as the logs say, and the lines that say so (the last full
@@ -347,7 +383,13 @@ def _broker_updates(event: dict) -> list[tuple[str, Collection[int]]]:
     elif et == "kraft_broker_unfenced" and event.get("target_broker") is not None:
         out.append((ALIVE, [event["target_broker"]]))
     elif et == "kraft_broker_registered" and event.get("target_broker") is not None:
-        out.append((FENCED if _attr(event, "fenced") == "true" else ALIVE, [event["target_broker"]]))
+        # A registration is fenced unless it says otherwise: RegisterBrokerRecord's ``fenced`` defaults to true
+        # (metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json@3.9.0-rc3:56) and a new
+        # incarnation never sets it ("Registering a new incarnation of broker ...",
+        # M:controller/ClusterControlManager.java@3.9.0-rc3:422-426,461-476); only an amended registration (same
+        # incarnation) keeps the old state (:477-483). Unfencing comes later, with the heartbeat ("The request
+        # from broker N to unfence has been granted ...", M:controller/BrokerHeartbeatManager.java@3.9.0-rc3:549).
+        out.append((FENCED if _attr(event, "fenced") != "false" else ALIVE, [event["target_broker"]]))
     elif et == "kraft_broker_registration_changed" and event.get("target_broker") is not None:
         change = _attr(event, "fencing_change")
         if change in ("fence", "unfence"):
@@ -399,6 +441,7 @@ def build_cluster_context(
     _collect_versions(ctx, events)
     _collect_controllers(ctx, events, activities, timedelta(seconds=skew_seconds))
     ctx.findings.extend(_offset_gap_findings(cluster, events))
+    ctx.metadata_until = max((e["ts"] for e in events if e.get("log_kind") == "metadata"), default=None)
     ctx.reason_lines = [
         {
             k: e.get(k)
@@ -467,6 +510,7 @@ def _collect_versions(ctx: ClusterContext, events: list[dict]) -> None:
 
 def _collect_brokers(ctx: ClusterContext, events: list[dict]) -> None:
     per_broker: dict[int, list[tuple[datetime, str, str]]] = {}
+    sources: dict[int, list[str]] = {}  # the event type of each of per_broker's changes
     for e in events:
         if e["event_type"] not in BROKER_TYPES:
             continue
@@ -475,11 +519,17 @@ def _collect_brokers(ctx: ClusterContext, events: list[dict]) -> None:
                 ctx._snapshots.append(_Snapshot(e["ts"], frozenset(brokers), ref_of(e)))
                 for b in brokers:
                     per_broker.setdefault(b, [])
+                    sources.setdefault(b, [])
                 continue
             for b in brokers:
                 per_broker.setdefault(b, []).append((e["ts"], state, ref_of(e)))
+                sources.setdefault(b, []).append(e["event_type"])
     ctx._broker_events = per_broker
     ctx.brokers = _broker_intervals(ctx, per_broker)
+    for b, changes in per_broker.items():
+        recorded = [c for c, e in zip(changes, sources[b]) if e in METADATA_BROKER_TYPES]
+        if recorded:
+            ctx._recorded_states[b] = _intervals_of(b, recorded)
 
 
 def _broker_intervals(ctx: ClusterContext, per_broker: dict) -> list[BrokerInterval]:
@@ -491,16 +541,21 @@ def _broker_intervals(ctx: ClusterContext, per_broker: dict) -> list[BrokerInter
     for b in sorted(known):
         changes: list[tuple[datetime, str, str]] = list(per_broker.get(b, []))
         changes += [(s.ts, ALIVE if b in s.registered else DEAD, s.ref) for s in ctx._snapshots]
-        changes.sort(key=lambda c: (c[0], c[2]))
-        merged: list[list] = []
-        for ts, state, ref in changes:
-            if merged and merged[-1][1] == state:
-                continue
-            merged.append([ts, state, ref])
-        for i, (ts, state, ref) in enumerate(merged):
-            end = merged[i + 1][0] if i + 1 < len(merged) else None
-            out.append(BrokerInterval(b, state, ts, end, ref))
+        out.extend(_intervals_of(b, changes))
     return out
+
+
+def _intervals_of(broker: int, changes: list[tuple[datetime, str, str]]) -> list[BrokerInterval]:
+    """One broker's (ts, state, line) changes as its state timeline: a repeated state opens no interval."""
+    merged: list[list] = []
+    for ts, state, ref in sorted(changes, key=lambda c: (c[0], c[2])):
+        if merged and merged[-1][1] == state:
+            continue
+        merged.append([ts, state, ref])
+    return [
+        BrokerInterval(broker, state, ts, merged[i + 1][0] if i + 1 < len(merged) else None, ref)
+        for i, (ts, state, ref) in enumerate(merged)
+    ]
 
 
 def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: list[dict], skew: timedelta) -> None:

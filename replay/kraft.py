@@ -18,7 +18,8 @@ are against what states them absolutely: a snapshot's ``PartitionRecord`` and th
 ``Leader/Follower t-p ... starts at leader epoch E ... with partition epoch P`` lines
 (K:cluster/Partition.scala@3.9.0-rc3:773-778,875-878). States: ``OnlinePartition`` (leader >= 0),
 ``OfflinePartition`` (leader -1), ``RecoveringPartition`` (leaderRecoveryState 1, KIP-704),
-``NonExistentPartition`` after ``RemoveTopicRecord``.
+``NonExistentPartition`` after ``RemoveTopicRecord``. Every registration is also handed to
+``kraft_leaderless``, which judges each leaderless span against the brokers' activity.
 
 A broker line is compared with the records of the topic id it prints (3.3+), else with the topic
 incarnation created last before it: a deleted and re-created topic keeps its name, not its id.
@@ -37,10 +38,12 @@ from kafka_forensics.statemachines.states import ReplicaState as R
 
 from .cluster import DEAD, FENCED, ClusterContext
 from .findings import CRITICAL, ERROR, INFO, MAX_EVIDENCE, WARNING, Finding, ref_of
+from .kraft_leaderless import LeaderlessEpisodes
 
 P_RECOVERING = "RecoveringPartition"
 METADATA = "metadata"
 NO_LEADER = -1
+NO_LEADER_CHANGE = -2  # a PartitionChangeRecord's ``leader`` default (M:metadata/LeaderConstants.java@3.9.0-rc3)
 RECOVERING = 1
 # MetadataVersion feature levels (SC:MetadataVersion.java@3.9.0-rc3): 3.2-IV0 = 3 enables leader
 # recovery (isLeaderRecoverySupported :315-317); 4.0-IV0 = 22 enables ELR in 3.9 (isElrSupported :347-349).
@@ -117,7 +120,7 @@ def merge(cur: Registration, event: dict) -> Registration:
     """``PartitionRegistration.merge(PartitionChangeRecord)``: absent = unchanged, epochs as in Kafka."""
     attrs = event.get("attrs") or {}
     leader = event.get("leader")
-    changed_leader = leader is not None and leader != -2
+    changed_leader = leader is not None and leader != NO_LEADER_CHANGE
     recovery = _int(attrs.get("leader_recovery_state"))
     return replace(
         cur,
@@ -201,6 +204,8 @@ class KraftPartitionReplay:
         self.replica_state: dict[int, str] = {}
         self.findings: list[Finding] = []
         self.relative = False  # no PartitionRecord seen: epochs are relative to the first change
+        self.leader_known = False  # a record stated the leader (not the placeholder of ``relative``)
+        self.leaderless = LeaderlessEpisodes(ctx, self.where, self.views)
 
     # ---- driver ------------------------------------------------------------------------------
     def run(self) -> KraftResult:
@@ -217,6 +222,7 @@ class KraftPartitionReplay:
             self.by_epoch.setdefault((_topic_id(ev), reg.partition_epoch), (reg, ev))
         for view in self.views:
             self._broker_view(view)
+        self.findings.extend(self.leaderless.findings())
         rest = [e for e in self.unclean_lines if ref_of(e) not in self.explained_lines]
         self.findings.extend(unclean_line_findings(rest, self.triggers, self.where))
         replica_rows = [row for r in sorted(self.r_rows) for row in self.r_rows[r]]
@@ -311,9 +317,16 @@ class KraftPartitionReplay:
         for replica in list(self.replica_state):
             self._set_replica(event, replica, R.NonExistentReplica)
         self.cur, self.cur_ref = None, ref_of(event)
+        self.leader_known = False
+        self.leaderless.step(None, event, False)
 
     def _apply(self, new: Registration, event: dict) -> None:
         self.cur, self.cur_ref = new, ref_of(event)
+        leader = event.get("leader")
+        self.leader_known |= event["event_type"] == "metadata_partition" or (
+            leader is not None and leader != NO_LEADER_CHANGE
+        )
+        self.leaderless.step(new, event, self.leader_known)
         if not self.relative:
             self.history.append((new, event))
         self._invariants(new, event)

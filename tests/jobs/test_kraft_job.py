@@ -37,7 +37,13 @@ def test_job_finds_the_simulated_truth(kraft_run):
         "partition_epoch_gap",
         "leader_on_fenced_broker",
         "metadata_offset_gap",
+        "offline_with_live_replicas",
     }
+    # payments-0: the batch fencing broker 2, its only ISR member, leaves it leaderless (dump offsets 114-115)
+    # while replicas 1 and 3 stay unfenced, until the planted election of fenced broker 2 (offset 118)
+    (offline,) = [r for r in rows if r["rule"] == "offline_with_live_replicas"]
+    assert (offline["topic"], offline["partition"], offline["severity"]) == ("payments", 0, "warning")
+    assert offline["evidence"][0].endswith(f"{DUMP}:28") and offline["evidence"][-1].endswith(f"{DUMP}:32")
     gap = next(r for r in rows if r["rule"] == "metadata_offset_gap")
     assert [ref.split("/")[-1] for ref in gap["evidence"]] == [
         "00000000000000000100.log.dump:23",

@@ -27,13 +27,7 @@ INCIDENTS = sorted(p.parent.name for p in (REPO / "sample_logs").glob("real-*/tr
 # Each gap class once, with the incidents (fnmatch patterns on the folder name) and the check it fails.
 # Checks: reconciled, records, typed, final_state, must, must_not. A fixed class makes its xfails pass
 # (strict): delete its row then.
-# new: offline_with_live_replicas is not raised when a partition stays offline after the broker of its
-# out-of-ISR replica comes back (the controller's election fails; describe shows 'Leader: none' while it runs).
-OFFLINE_LIVE_REPLICA = "new: offline with a live out-of-ISR replica not reported (offline_with_live_replicas)"
-
-KNOWN_GAPS: list[tuple[str, str, str]] = [
-    ("real-*-kraft-unclean-election-tool", "must", OFFLINE_LIVE_REPLICA),
-]
+KNOWN_GAPS: list[tuple[str, str, str]] = []
 
 
 def known_gap(name: str, check: str) -> Optional[str]:

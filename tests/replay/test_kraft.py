@@ -37,7 +37,13 @@ def test_timeline_and_unclean_election_from_the_segment_and_snapshot():
         ("OnlinePartition", 2, [2], 2, 4, "segment.log.dump:22"),
     ]  # the snapshot restates epoch 2 exactly: no interval, no finding
     assert all(r["source"] == "metadata" for r in result.partition_intervals)
-    assert rule_kinds(result) == [("unclean_election", "metadata")]
+    assert rule_kinds(result) == [("offline_with_live_replicas", "replica_live"), ("unclean_election", "metadata")]
+    # leader -1 at offset 8 while broker 2 (unfenced at offset 4, out of the ISR [1]) is active, until the
+    # unclean election 10 s later: one warning citing the leaderless record, the unfencing and the election
+    offline = next(f for f in result.findings if f.rule == "offline_with_live_replicas")
+    assert offline.severity == "warning" and offline.replica == 2
+    assert offline.evidence == ("segment.log.dump:17", "segment.log.dump:10", "segment.log.dump:20")
+    assert "for 10.0 s until segment.log.dump:20" in offline.summary
     replica_1 = [(r["state"], r["cause"]) for r in result.replica_intervals if r["replica"] == 1]
     assert replica_1 == [("OnlineReplica", "segment.log.dump:13"), ("OfflineReplica", "segment.log.dump:17")]
     assert [(b.broker, b.state) for b in ctx.brokers] == [(1, "fenced"), (1, "alive"), (1, "fenced"), (2, "alive")]
@@ -60,7 +66,11 @@ def test_leader_on_fenced_broker_and_leader_outside_isr():
     assert lines[19].startswith("| offset: 10 ")
     lines[19] = lines[19].replace('"isr":[2],"leader":2,"leaderRecoveryState":1', '"isr":[2],"leader":1')
     _, result = replay_one(dump_events("fenced.dump", "\n".join(lines[:20]) + "\n"))
-    assert rule_kinds(result) == [("leader_not_in_isr", "metadata"), ("leader_on_fenced_broker", "fenced")]
+    assert rule_kinds(result) == [
+        ("leader_not_in_isr", "metadata"),
+        ("leader_on_fenced_broker", "fenced"),
+        ("offline_with_live_replicas", "replica_live"),  # offsets 8-10: broker 2 active, out of the ISR
+    ]
     fenced = next(f for f in result.findings if f.rule == "leader_on_fenced_broker")
     assert fenced.evidence == ("fenced.dump:18", "fenced.dump:20") and fenced.broker == 1
 
