@@ -677,7 +677,7 @@ class _Classifier:
         self.branch = np.full(n, -1, np.int32)  # ident branch; -1 none; -2 an opener no rule completes
         self.ident_texts: dict[int, tuple] = {}  # row → texts of its ident fields (Python-matched rows)
         self.ident_columns: dict[int, list[pl.Series]] = {}  # branch → its field texts (column-wise rows)
-        self.rest: list[str | None] = [None] * n
+        self.rest: dict[int, str] = {}  # row → the message after its identity (Python-matched rows)
         self.rest_column = body
         self.template = np.full(n, -1, np.int32)  # index into ``templates``; -1 none
         self.templates: list[tuple[str, tuple[str, ...]]] = []  # (rule, roles)
@@ -727,8 +727,7 @@ class _Classifier:
                     if vector
                     else np.ones(rows.size, bool)
                 )
-                for r in rows[maybe].tolist():
-                    self._python_ident(r)
+                self._python_idents(rows[maybe], subset.filter(pl.Series(maybe)).to_list())
                 unresolved[rows[maybe]] = False
                 continue
             groups = subset.str.extract_groups(step.pattern)
@@ -761,19 +760,29 @@ class _Classifier:
                 if plan.ident_opener.exact or opener.match(body[r]):
                     self.branch[r] = -2
 
-    def _python_ident(self, r: int) -> None:
+    def _python_idents(self, rows: np.ndarray, texts: list[str]) -> None:
+        """Identity branch, field texts and the rest of the message of the given rows (``texts``
+        their bodies), by the fast path's own ident regex (``lines.FastLineParser``)."""
         fast = self.plan.fast
-        text = self.body[r]
-        m = fast.primary.ident.match(text)
-        if m is None:
-            if fast.primary.ident_opener.match(text):
-                self.branch[r] = -2
-            return
-        marker = m.lastindex or 0  # a match of the alternation always closes a marker group
-        _, numbers = fast._ident_plan[marker]
-        self.branch[r] = _branch_of_marker(self.plan, marker)
-        self.ident_texts[r] = tuple(m.group(k) for k in numbers) if numbers else ()
-        self.rest[r] = text[m.end() :]
+        ident, opener = fast.primary.ident.match, fast.primary.ident_opener.match
+        branch_of = {marker: b for b, marker in enumerate(sorted(fast.primary.ident_roles))}
+        branches = []
+        for r, text in zip(rows.tolist(), texts):
+            m = ident(text)
+            if m is None:
+                branches.append(-2 if opener(text) else -1)
+                continue
+            marker = m.lastindex or 0  # a match of the alternation always closes a marker group
+            _, numbers = fast._ident_plan[marker]
+            branches.append(branch_of[marker])
+            if not numbers:
+                self.ident_texts[r] = ()
+            elif len(numbers) == 1:
+                self.ident_texts[r] = (m.group(numbers[0]),)
+            else:
+                self.ident_texts[r] = m.group(*numbers)
+            self.rest[r] = text[m.end() :]
+        self.branch[rows] = branches
 
     def _templates(self) -> None:
         """Per row, the fast path's template (``fastpath.match_template``): the bucket of the
@@ -784,7 +793,7 @@ class _Classifier:
         if not pending.size:
             return
         rest = self.rest_column
-        python_rest = {r: t for r, t in enumerate(self.rest) if t is not None}
+        python_rest = self.rest
         if python_rest:
             rest = rest.clone().scatter(list(python_rest), pl.Series(list(python_rest.values()), dtype=pl.String))
         self.rest_column = rest
@@ -983,11 +992,6 @@ def _joined(parts: list[tuple[np.ndarray, pl.Series | tuple]]) -> tuple[np.ndarr
             [values if isinstance(values, pl.Series) else pl.Series(values, dtype=pl.String) for _, values in parts]
         )
     return positions, texts
-
-
-def _branch_of_marker(plan: ColumnarPlan, marker: int) -> int:
-    markers = sorted(plan.fast.primary.ident_roles)
-    return markers.index(marker)
 
 
 # ---- rows → Arrow ----------------------------------------------------------------------------------
