@@ -456,8 +456,9 @@ _BY_CLASS: dict[type, Callable] = {
     F._attr: _attr,
     F._flag: _flag,
     F._attr_unwrapped: _attr_unwrapped,
-    F._broker_record: _broker_record,
 }
+# Converters of composite texts (several regex passes per text, each text converted once)
+_COMPOSITE_CLASS: dict[type, Callable] = {F._broker_record: _broker_record}
 
 
 def columnar_converter(name: str) -> Callable[[pl.Series], Conversion] | None:
@@ -465,21 +466,21 @@ def columnar_converter(name: str) -> Callable[[pl.Series], Conversion] | None:
     converter = F.FIELDS.get(name)
     if converter is None:
         return None
-    if isinstance(converter, F._memo):
-        found = _BY_FUNCTION.get(converter.convert)
-        return _each_text_once(converter.convert, found) if found is not None else None
-    make = _BY_CLASS.get(type(converter))
+    reference = converter.convert if isinstance(converter, F._memo) else converter
+    make = _BY_CLASS.get(type(reference))
     if make is not None:
-        return make(converter)
-    return _BY_FUNCTION.get(converter)
+        return make(reference)
+    make = _COMPOSITE_CLASS.get(type(reference))
+    found = make(reference) if make is not None else _BY_FUNCTION.get(reference)
+    return _each_text_once(reference, found) if found is not None else None
 
 
 def _each_text_once(
     reference: Callable[[str, F.Columns], None], convert: Callable[[pl.Series], Conversion]
 ) -> Callable[[pl.Series], Conversion]:
-    """For the composite values ``fields.py`` memoizes (they repeat: one state sent to every
-    broker): convert each distinct text once, in order of first appearance, and give every row
-    its text's result. Same results: each converter decides a text by the distinct texts alone.
+    """For the composite values (they repeat: one state sent to every broker, as ``fields._memo``
+    says, one thread's identity on each of its lines): convert each distinct text once, in order
+    of first appearance, and give every row its text's result. Same results: each converter decides a text by the distinct texts alone.
     A few distinct texts are converted by ``fields.py`` itself (``_by_reference``): fewer calls
     than the column-wise form's fixed number of Polars queries per key and text shape."""
 
