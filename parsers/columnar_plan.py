@@ -28,7 +28,6 @@ from lark import Lark
 from kafka_forensics.core.eras import AUTO
 
 from .fastpath import FastGrammar, _Compiler
-from .fields import FIELDS
 from .grammar_loader import build_lark, templates_for
 from .lines import FastLineParser
 from .vector_regex import VectorRegex, escape, translate
@@ -47,7 +46,6 @@ class TemplatePlan:
     rule: str
     regex: re.Pattern  # the template alone, as the fast path compiles it, then \Z
     roles: tuple[str, ...]  # the field of each capture group, in order
-    prefix: str  # every match starts with this text
     skeletons: tuple[str, ...]  # ``digit_runs_as_zero`` of every match starts with one of these
     vector: VectorRegex | None  # the regex column-wise (exact, or a superset filter)
 
@@ -102,28 +100,6 @@ class ColumnarPlan:
     skeleton_chars: int  # the longest skeleton of any template
 
 
-def literal_prefix(lark: Lark, compiler: _Compiler, symbols: list, stack: tuple[str, ...] = ()) -> str:
-    """The text every match of a sequence of grammar symbols starts with."""
-    text = ""
-    for symbol in symbols:
-        if symbol.is_term:
-            pattern = lark.get_terminal(symbol.name).pattern
-            if pattern.type != "str" or pattern.flags:
-                return text
-            text += pattern.value
-            continue
-        if symbol.name in stack:
-            return text
-        expansions = compiler.rules[symbol.name]
-        heads = [literal_prefix(lark, compiler, list(e), stack + (symbol.name,)) for e in expansions]
-        common = _common_prefix(heads)
-        text += common
-        # the sequence goes on only if every expansion was a literal through and through
-        if not all(h == common and _all_literal(lark, compiler, list(e)) for h, e in zip(heads, expansions)):
-            return text
-    return text
-
-
 # Terminals that match runs of ASCII digits only (on ASCII text), and the placeholders that stand for
 # every text they match in a skeleton (``skeletons``): "0" for any digit run, "-0" for a negative one.
 _DIGIT_RUNS = {r"\d+": ("0",), r"[0-9]+": ("0",), r"-?\d+": ("0", "-0"), r"-?[0-9]+": ("0", "-0")}
@@ -153,7 +129,7 @@ def skeletons(lark: Lark, compiler: _Compiler, rule: str) -> tuple[str, ...]:
             skeleton = digit_runs_as_zero(text.rstrip("0123456789"))
             if skeleton not in out:
                 out.append(skeleton)
-    if len(out) > MAX_SKELETONS:  # the literal prefix alone (it is where every way starts)
+    if len(out) > MAX_SKELETONS:  # their common start alone (still a start of every match)
         out = [_common_prefix(out)]
     return tuple(dict.fromkeys(skeleton[:MAX_SKELETON_CHARS] for skeleton in out))
 
@@ -186,19 +162,6 @@ def _walk(lark: Lark, compiler: _Compiler, symbols: list, stack: tuple[str, ...]
     return ways
 
 
-def _all_literal(lark: Lark, compiler: _Compiler, symbols: list) -> bool:
-    for symbol in symbols:
-        if symbol.is_term:
-            pattern = lark.get_terminal(symbol.name).pattern
-            if pattern.type != "str" or pattern.flags:
-                return False
-        elif symbol.name in FIELDS or not all(
-            _all_literal(lark, compiler, list(e)) for e in compiler.rules[symbol.name]
-        ):
-            return False
-    return True
-
-
 def _common_prefix(texts: list[str]) -> str:
     if not texts:
         return ""
@@ -215,13 +178,9 @@ def _template_plans(lark: Lark, rules: list[str]) -> list[TemplatePlan]:
     for rule in rules:
         roles: list[str] = []
         text = compiler.rule(rule, roles)
-        expansions = compiler.rules[rule]
-        prefix = _common_prefix([literal_prefix(lark, compiler, list(e), (rule,)) for e in expansions])
         regex = re.compile("(?:" + text + r")\Z", re.S)
         plans.append(
-            TemplatePlan(
-                rule, regex, tuple(roles), prefix, skeletons(lark, compiler, rule), translate(regex, anchored=True)
-            )
+            TemplatePlan(rule, regex, tuple(roles), skeletons(lark, compiler, rule), translate(regex, anchored=True))
         )
     return plans
 
