@@ -9,11 +9,12 @@ column and every step runs over all its lines at once:
    records and their timestamp, level, message and logger;
 3. **identity prefix**: the ``ident`` expansions in grammar order, exact ones column-wise, the
    others (e.g. ``OTHER_IDENT``'s lookahead) by the fast path's own regex on the rows they may match;
-4. **template**: the first template (in the fast path's order) whose literal prefix the message
-   starts with, from one column-wise alternation of those prefixes (one Polars pass per grammar,
+4. **template**: the first template (in the fast path's order) whose skeleton (literal text, digit
+   runs as "0") the message starts with, from one column-wise alternation (one Polars pass per grammar,
    never one per template); then one C-level match per row, that template's own regex (else its
    bucket's alternation, as the fast path), which also captures the fields; the generic bucket
-   only on rows one column-wise superset filter lets through;
+   only on rows one column-wise superset filter lets through, its candidate the first template
+   whose translation accepts the row (one Polars pass per generic template);
 5. **fields** (``columnar_assembly``, ``columnar_fields``): each field converted once over every
    row that has it, whatever its template; the columns merged in the order ``apply_fields`` writes
    them;
@@ -54,7 +55,7 @@ from kafka_forensics.core.eras import AUTO
 from kafka_forensics.core.tables import EVENT_COLUMNS, EVENT_FIELDS, EVENTS_SCHEMA
 
 from .columnar_assembly import Shape, assemble
-from .columnar_plan import ColumnarPlan, columnar_plan
+from .columnar_plan import DIGIT_RUN, ColumnarPlan, columnar_plan
 from .columnar_reader import LineBlock, line_bounds, read_block
 from .gc_pause import cyclic_gc_paused
 from .lines import CONTINUATION, QUARANTINE, RECORD, LineResult
@@ -108,9 +109,10 @@ class _Fallback(Exception):
 
 # Below this many lines a plain file is parsed row by row (``parse_file``): the column-wise parse has
 # a fixed cost per file, per grammar and per field (a few Polars queries each) that only a large file
-# pays back. Measured in one run on the same lines (bench/RESULTS.md, issue 15, 2026-11-26): on the
-# generated 2.4 log the columnar parse is 0.17x the row-by-row path at 200 lines, 0.93x at 3,000 and
-# 2.06x at 10,000; on the real corpus mixed 0.20x, 0.59x and 1.12x. The rows are the same either way
+# pays back. Measured in one run on the same lines (bench/RESULTS.md, issue 15, 2026-11-26, branch
+# colreal): on the generated 2.4 log the columnar parse is 0.24x the row-by-row path at 200 lines,
+# 1.16x at 3,000 and 1.82x at 10,000; on the real corpus mixed 0.29x, 0.79x and 1.30x (crossovers near
+# 3,000 and 5,000 lines). The rows are the same either way
 # (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
 ROW_BY_ROW_BELOW = 5_000
 
@@ -676,7 +678,7 @@ class _Classifier:
         self.branch = np.full(n, -1, np.int32)  # ident branch; -1 none; -2 an opener no rule completes
         self.ident_texts: dict[int, tuple] = {}  # row → texts of its ident fields (Python-matched rows)
         self.ident_columns: dict[int, list[pl.Series]] = {}  # branch → its field texts (column-wise rows)
-        self.rest: list[str | None] = [None] * n
+        self.rest: dict[int, str] = {}  # row → the message after its identity (Python-matched rows)
         self.rest_column = body
         self.template = np.full(n, -1, np.int32)  # index into ``templates``; -1 none
         self.templates: list[tuple[str, tuple[str, ...]]] = []  # (rule, roles)
@@ -726,8 +728,7 @@ class _Classifier:
                     if vector
                     else np.ones(rows.size, bool)
                 )
-                for r in rows[maybe].tolist():
-                    self._python_ident(r)
+                self._python_idents(rows[maybe], subset.filter(pl.Series(maybe)).to_list())
                 unresolved[rows[maybe]] = False
                 continue
             groups = subset.str.extract_groups(step.pattern)
@@ -760,19 +761,29 @@ class _Classifier:
                 if plan.ident_opener.exact or opener.match(body[r]):
                     self.branch[r] = -2
 
-    def _python_ident(self, r: int) -> None:
+    def _python_idents(self, rows: np.ndarray, texts: list[str]) -> None:
+        """Identity branch, field texts and the rest of the message of the given rows (``texts``
+        their bodies), by the fast path's own ident regex (``lines.FastLineParser``)."""
         fast = self.plan.fast
-        text = self.body[r]
-        m = fast.primary.ident.match(text)
-        if m is None:
-            if fast.primary.ident_opener.match(text):
-                self.branch[r] = -2
-            return
-        marker = m.lastindex or 0  # a match of the alternation always closes a marker group
-        _, numbers = fast._ident_plan[marker]
-        self.branch[r] = _branch_of_marker(self.plan, marker)
-        self.ident_texts[r] = tuple(m.group(k) for k in numbers) if numbers else ()
-        self.rest[r] = text[m.end() :]
+        ident, opener = fast.primary.ident.match, fast.primary.ident_opener.match
+        branch_of = {marker: b for b, marker in enumerate(sorted(fast.primary.ident_roles))}
+        branches = []
+        for r, text in zip(rows.tolist(), texts):
+            m = ident(text)
+            if m is None:
+                branches.append(-2 if opener(text) else -1)
+                continue
+            marker = m.lastindex or 0  # a match of the alternation always closes a marker group
+            _, numbers = fast._ident_plan[marker]
+            branches.append(branch_of[marker])
+            if not numbers:
+                self.ident_texts[r] = ()
+            elif len(numbers) == 1:
+                self.ident_texts[r] = (m.group(numbers[0]),)
+            else:
+                self.ident_texts[r] = m.group(*numbers)
+            self.rest[r] = text[m.end() :]
+        self.branch[rows] = branches
 
     def _templates(self) -> None:
         """Per row, the fast path's template (``fastpath.match_template``): the bucket of the
@@ -783,30 +794,22 @@ class _Classifier:
         if not pending.size:
             return
         rest = self.rest_column
-        python_rest = {r: t for r, t in enumerate(self.rest) if t is not None}
+        python_rest = self.rest
         if python_rest:
             rest = rest.clone().scatter(list(python_rest), pl.Series(list(python_rest.values()), dtype=pl.String))
         self.rest_column = rest
         texts = rest.to_list()
         sinks: dict[tuple[int, str], _Sink] = {}
         rows = pending.tolist()
+        skeleton_text = _skeleton_text(rest, self.plan.skeleton_chars)
         for g, grammar in enumerate(self.plan.grammars):
             if not rows:
                 break
             fast = grammar.fast
             if grammar.candidates is not None:
-                rows = self._match_words(g, grammar, rest, rows, texts, sinks)
+                rows = self._match_words(g, grammar, skeleton_text, rows, texts, sinks)
             if rows and fast.generic is not None:
-                maybe = rows
-                if grammar.generic_filter is not None and len(rows) >= SMALL:
-                    column = np.asarray(rows)
-                    keep = rest.gather(column).str.contains(grammar.generic_filter).fill_null(False).to_numpy()
-                    maybe = column[keep].tolist()
-                unmatched = [r for r in maybe if not self._match_bucket(g, fast.generic, r, texts[r], sinks)]
-                if len(maybe) < len(rows):
-                    typed = set(maybe).difference(unmatched)
-                    unmatched = [r for r in rows if r not in typed]
-                rows = unmatched
+                rows = self._match_generic(g, grammar, rest, rows, texts, sinks)
         for sink in sinks.values():
             for template, rows, fields in self._shapes(sink):
                 self.template[rows] = template
@@ -830,17 +833,19 @@ class _Classifier:
         for filled, (rows, fields) in shapes.items():
             yield self._template_id((sink.template, filled), rule, tuple(roles[k] for k in filled)), rows, fields
 
-    def _match_words(self, g: int, grammar, rest: pl.Series, rows: list[int], texts: list, sinks: dict) -> list:
-        """The word buckets. The first template (in the fast path's order) whose literal prefix the
-        message starts with comes from one column-wise alternation of the prefixes; its own regex
+    def _match_words(
+        self, g: int, grammar, skeleton_text: pl.Series, rows: list[int], texts: list, sinks: dict
+    ) -> list:
+        """The word buckets. The first template (in the fast path's order) one of whose skeletons the
+        message starts with comes from one column-wise alternation of the skeletons; its own regex
         is tried first, as it is usually the one; a row it rejects takes its bucket's alternation,
-        whose earlier templates cannot match it (their prefixes do not). Returns the rows no
+        whose earlier templates cannot match it (their skeletons do not). Returns the rows no
         word template matched."""
         column = np.asarray(rows)
         first = (
-            rest.gather(column)
+            skeleton_text.gather(column)
             .str.extract(grammar.candidates, 0)
-            .replace_strict(grammar.first_with_prefix, default=-1, return_dtype=pl.Int32)
+            .replace_strict(grammar.first_with_skeleton, default=-1, return_dtype=pl.Int32)
             .to_numpy()
         )
         left = column[first < 0].tolist()
@@ -869,6 +874,41 @@ class _Classifier:
                     left.append(r)
             left.sort()
         return left
+
+    def _match_generic(self, g: int, grammar, rest: pl.Series, rows: list[int], texts: list, sinks: dict) -> list:
+        """The generic bucket (templates that start with a value) on the rows no word template
+        took. Its templates have no literal prefix to pick a candidate by, so (on enough rows) each
+        template's column-wise translation, in order, picks it: a row's candidate is the first
+        template whose translation (exact, or a superset) accepts it, so no earlier template can
+        match it; its own regex confirms it, else the bucket's alternation decides. Returns the
+        rows no generic template matched."""
+        bucket = grammar.fast.generic
+        if grammar.generic_filter is None or len(rows) < SMALL:
+            return [r for r in rows if not self._match_bucket(g, bucket, r, texts[r], sinks)]
+        column = np.asarray(rows)
+        candidate = np.full(len(column), -1, np.int32)
+        open_rows = np.flatnonzero(rest.gather(column).str.contains(grammar.generic_filter).fill_null(False).to_numpy())
+        for k, template in enumerate(grammar.generic_templates):
+            if not open_rows.size:
+                break
+            hit = rest.gather(column[open_rows]).str.contains(template.vector.pattern).fill_null(False).to_numpy()
+            candidate[open_rows[hit]] = k
+            open_rows = open_rows[~hit]
+        matched = np.zeros(len(column), bool)
+        for k in np.unique(candidate[candidate >= 0]).tolist():
+            template = grammar.generic_templates[k]
+            sink = self._sink(g, template.rule, template.roles, sinks)
+            match = template.regex.match
+            for i in np.flatnonzero(candidate == k).tolist():
+                r = rows[i]
+                m = match(texts[r])
+                if m is not None:
+                    sink.rows.append(r)
+                    sink.fields.append(m.groups())
+                    matched[i] = True
+                elif self._match_bucket(g, bucket, r, texts[r], sinks):
+                    matched[i] = True
+        return column[~matched].tolist()
 
     def _match_bucket(self, g: int, bucket, r: int, text: str, sinks: dict) -> bool:
         """Row ``r`` by one bucket's alternation, as ``fastpath.match_template``: True if it matched."""
@@ -926,6 +966,19 @@ class _Classifier:
         return ident + (self.templates[template][1] if template >= 0 else ())
 
 
+def _skeleton_text(rest: pl.Series, chars: int) -> pl.Series:
+    """The start of each message as the template skeletons read it (``digit_runs_as_zero``), at
+    least ``chars`` characters of it where the message has them: a skeleton matches this where it
+    matches the whole message so treated. Only the head of each message is rewritten (twice the
+    skeleton length, then the whole message where its digit runs made that too short)."""
+    head = rest.str.slice(0, 2 * chars).str.replace_all(DIGIT_RUN, "0")
+    short = ((head.str.len_bytes() < chars) & (rest.str.len_bytes() > 2 * chars)).fill_null(False)
+    if short.any():
+        rows = np.flatnonzero(short.to_numpy())
+        head = head.scatter(rows, rest.gather(rows).str.replace_all(DIGIT_RUN, "0"))
+    return head
+
+
 def _nulls(n: int) -> pl.Series:
     return pl.repeat(None, n, dtype=pl.String, eager=True)
 
@@ -940,11 +993,6 @@ def _joined(parts: list[tuple[np.ndarray, pl.Series | tuple]]) -> tuple[np.ndarr
             [values if isinstance(values, pl.Series) else pl.Series(values, dtype=pl.String) for _, values in parts]
         )
     return positions, texts
-
-
-def _branch_of_marker(plan: ColumnarPlan, marker: int) -> int:
-    markers = sorted(plan.fast.primary.ident_roles)
-    return markers.index(marker)
 
 
 # ---- rows → Arrow ----------------------------------------------------------------------------------

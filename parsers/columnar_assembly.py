@@ -11,7 +11,9 @@ in the same order. Here each field is converted once over every row that has it
 in an order every shape agrees with, and the attribute keys come in an order every shape agrees
 with. A shape that contradicts the shapes taken before it (larger ones first), or that writes one
 attribute from two fields (its place in the map would depend on the row), is left to the reference
-(``keep`` is False on its rows), as are the rows a converter is unsure about.
+(``keep`` is False on its rows), as are the rows a converter is unsure about. A field a shape has
+twice (the identity's topic and partition, then the message's) is taken where it alone writes its
+columns and no attribute: its later text wins where present, as in ``apply_fields``.
 """
 
 from __future__ import annotations
@@ -88,9 +90,9 @@ def assemble(n: int, shapes: list[Shape], texts: dict[str, tuple[np.ndarray, pl.
 
 def _take(shape: Shape, converted: dict[str, _Converted], key_order: _Orders, column_orders: dict) -> bool:
     """Add the orders ``shape`` needs; False (nothing added) if it cannot be assembled."""
-    roles = shape.roles
-    if len(set(roles)) != len(roles) or any(r not in converted for r in roles):
+    if any(r not in converted for r in shape.roles):
         return False
+    roles = list(dict.fromkeys(shape.roles))
     keys: list[str] = []
     writer: dict[str, str] = {}
     writers: dict[str, list[str]] = {}
@@ -101,6 +103,14 @@ def _take(shape: Shape, converted: dict[str, _Converted], key_order: _Orders, co
             keys.append(key)
         for name in converted[role].columns:
             writers.setdefault(name, []).append(role)
+    for role in roles:
+        # a field the line has twice (the identity's partition, then the message's): its later
+        # text wins where present, as in ``apply_fields``, if no other field writes its columns
+        # (they could come between) and it writes no attribute (its place is its first write)
+        if shape.roles.count(role) > 1 and (
+            converted[role].attrs or any(writers[name] != [role] for name in converted[role].columns)
+        ):
+            return False
     wanted = [(key_order, keys)] + [(column_orders.setdefault(c, _Orders()), w) for c, w in writers.items()]
     added: list[tuple[_Orders, list]] = []
     for order, sequence in wanted:
@@ -181,7 +191,12 @@ def _placed(n: int, parts: list[tuple[np.ndarray, pl.Series]]) -> pl.Series:
     offset = 0
     for positions, values in parts:
         written = values.is_not_null().to_numpy()
-        index[positions[written]] = offset + np.flatnonzero(written)
+        at, source = positions[written], offset + np.flatnonzero(written)
+        if at.size > 1 and not (at[1:] > at[:-1]).all() and np.bincount(at).max() > 1:
+            # a field twice on a row: its later text
+            _, last = np.unique(at[::-1], return_index=True)
+            at, source = at[at.size - 1 - last], source[at.size - 1 - last]
+        index[at] = source
         offset += len(values)
     joined = _concat([v for _, v in parts])
     return joined.gather(pl.Series(pa.array(index, mask=index < 0)))

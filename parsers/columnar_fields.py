@@ -20,6 +20,9 @@ from typing import Callable
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+
+from kafka_forensics.core.tables import EVENT_FIELDS
 
 from . import fields as F
 from .vector_regex import translate
@@ -27,6 +30,7 @@ from .vector_regex import translate
 INT32_TEXT = r"^-?[0-9]{1,9}$"  # int() of it fits an Int32 column (10 digits may not)
 TOO_LONG_INT = "[0-9]{10}"
 _INT_LIST = pl.List(pl.Int32)
+_TYPES = {f.name: f.type for f in EVENT_FIELDS}
 
 
 @dataclass
@@ -257,6 +261,72 @@ def _ident_other(texts: pl.Series) -> Conversion:
     return out
 
 
+_REC_FIELD = _vector(F._REC_FIELD)
+
+
+def _broker_record(converter: F._broker_record) -> Callable[[pl.Series], Conversion]:
+    """``fields._broker_record``: its regex's matches in text order, each key once per row (a row
+    that repeats one falls back: there a later value would overwrite an earlier one in place).
+    The attributes follow the keys' order in the text, so one order must suit every text."""
+
+    def run(texts: pl.Series) -> Conversion:
+        out = Conversion()
+        n = len(texts)
+        out.give_up(texts.is_not_null() & ~ascii_text(texts))
+        pairs = (
+            pl.DataFrame({"row": np.arange(n, dtype=np.int64), "found": texts.str.extract_all(_REC_FIELD)})
+            .explode("found")
+            .drop_nulls("found")
+            .with_columns(pl.col("found").str.splitn("=", 2).alias("parts"))
+            .select(
+                "row",
+                pl.col("parts").struct.field("field_0").alias("key"),
+                pl.col("parts").struct.field("field_1").alias("value"),
+            )
+        )
+        per_row = pairs.group_by("row", maintain_order=True).agg(
+            pl.col("key"), pl.col("key").n_unique().alias("distinct")
+        )
+        once = pl.col("distinct") == pl.col("key").list.len()
+        repeated = per_row.filter(~once)["row"].to_numpy()
+        if repeated.size:
+            give_up = np.zeros(n, bool)
+            give_up[repeated] = True
+            out.give_up(pl.Series(give_up))
+        orders: set[tuple[str, ...]] = set()
+        for keys in per_row.filter(once)["key"].unique().to_list():
+            orders.add(tuple(name for key in keys for name in _record_attrs(converter.kind, key)) + ("record",))
+        static = _static_order(orders | {("record",)})
+        if static is None:
+            out.give_up(texts.is_not_null())
+            static = []
+        values: dict[str, pl.Series] = {}
+        for key in F._REC_ATTRS.keys() | {"brokerId"}:
+            found = pairs.filter(pl.col("key") == key)
+            values[key] = (
+                texts.clear(n).scatter(found["row"].to_numpy(), found["value"]) if len(found) else texts.clear(n)
+            )
+        out.columns["target_broker"] = int_column(values["brokerId"], out)
+        attrs: dict[str, pl.Series] = {"record": texts}
+        for key, name in F._REC_ATTRS.items():
+            attrs[name] = values[key]
+            change = F._REC_CHANGES.get(key) if converter.kind == "change" else None
+            if change is not None:
+                attrs[change[0]] = values[key].replace(change[1])
+        out.attrs.extend((name, attrs[name]) for name in static)
+        return out
+
+    return run
+
+
+def _record_attrs(kind: str, key: str) -> tuple[str, ...]:
+    """The attributes ``fields._broker_record`` writes for one key, in order."""
+    if key not in F._REC_ATTRS:
+        return ()
+    change = F._REC_CHANGES.get(key) if kind == "change" else None
+    return (F._REC_ATTRS[key],) + ((change[0],) if change else ())
+
+
 # ---- request partition states ---------------------------------------------------------------------
 
 # A text in the shape Kafka prints: Name(key=value, key=value, ...), every value one of the four
@@ -387,6 +457,8 @@ _BY_CLASS: dict[type, Callable] = {
     F._flag: _flag,
     F._attr_unwrapped: _attr_unwrapped,
 }
+# Converters of composite texts (several regex passes per text, each text converted once)
+_COMPOSITE_CLASS: dict[type, Callable] = {F._broker_record: _broker_record}
 
 
 def columnar_converter(name: str) -> Callable[[pl.Series], Conversion] | None:
@@ -394,9 +466,67 @@ def columnar_converter(name: str) -> Callable[[pl.Series], Conversion] | None:
     converter = F.FIELDS.get(name)
     if converter is None:
         return None
-    if isinstance(converter, F._memo):
-        converter = converter.convert
-    make = _BY_CLASS.get(type(converter))
+    reference = converter.convert if isinstance(converter, F._memo) else converter
+    make = _BY_CLASS.get(type(reference))
     if make is not None:
-        return make(converter)
-    return _BY_FUNCTION.get(converter)
+        return make(reference)
+    make = _COMPOSITE_CLASS.get(type(reference))
+    found = make(reference) if make is not None else _BY_FUNCTION.get(reference)
+    return _each_text_once(reference, found) if found is not None else None
+
+
+def _each_text_once(
+    reference: Callable[[str, F.Columns], None], convert: Callable[[pl.Series], Conversion]
+) -> Callable[[pl.Series], Conversion]:
+    """For the composite values (they repeat: one state sent to every broker, as ``fields._memo``
+    says, one thread's identity on each of its lines): convert each distinct text once, in order
+    of first appearance, and give every row its text's result. Same results: each converter decides a text by the distinct texts alone.
+    A few distinct texts are converted by ``fields.py`` itself (``_by_reference``): fewer calls
+    than the column-wise form's fixed number of Polars queries per key and text shape."""
+
+    def run(texts: pl.Series) -> Conversion:
+        distinct = texts.drop_nulls().unique(maintain_order=True)
+        if 2 * len(distinct) > len(texts):
+            return convert(texts)
+        index = texts.replace_strict(distinct, pl.Series(np.arange(len(distinct), dtype=np.uint32)), default=None)
+        out = (len(distinct) <= FEW_TEXTS and _by_reference(reference, distinct)) or convert(distinct)
+        return Conversion(
+            columns={name: values.gather(index) for name, values in out.columns.items()},
+            attrs=[(key, values.gather(index)) for key, values in out.attrs],
+            fallback=out.fallback.gather(index) if out.fallback is not None else None,
+        )
+
+    return run
+
+
+FEW_TEXTS = 64  # distinct texts converted one by one by fields.py (``_each_text_once``)
+
+
+def _by_reference(reference: Callable[[str, F.Columns], None], texts: pl.Series) -> Conversion | None:
+    """``fields.py``'s own conversion of each text, as columns (None: its results do not fit one
+    Conversion: attribute keys in orders no single order suits, a value the column type rejects)."""
+    results: list[F.Columns | None] = []
+    for text in texts.to_list():
+        columns: F.Columns = {}
+        try:
+            reference(text, columns)
+        except Exception:  # that row is the reference's to build (and to report)
+            results.append(None)
+            continue
+        results.append(columns)
+    out = Conversion(fallback=pl.Series([r is None for r in results]))
+    written = [r or {} for r in results]
+    orders = {tuple((r.get("attrs") or {}).keys()) for r in written}
+    static = _static_order(orders)
+    if static is None:
+        return None
+    names = dict.fromkeys(name for r in written for name in r if name != "attrs")
+    try:
+        for name in names:
+            out.columns[name] = pl.Series(pa.array([r.get(name) for r in written], _TYPES[name]))
+        for key in static:
+            values = [(r.get("attrs") or {}).get(key) for r in written]
+            out.attrs.append((key, pl.Series(pa.array(values, pa.string()))))
+    except (pa.ArrowException, KeyError):
+        return None
+    return out

@@ -7,11 +7,12 @@ Per (dialect, layout), built once per process:
 * the **identity prefixes**, one branch per ``ident`` expansion in grammar order, each with its
   column-wise translation (exact, or a superset filter that leaves the answer to Python);
 * per grammar (the dialect's, then the all-eras retry), the **templates** in the fast path's
-  order (word buckets, then the generic bucket), each with its **literal prefix** (the text every
-  match starts with, read from the rule's string terminals) and its own Python regex (the same
-  text the fast path's bucket alternation holds for it, alone, anchored at the end).
+  order (word buckets, then the generic bucket), each with its **skeletons** (the texts every
+  match starts with once its digit runs are collapsed: the rule's string terminals read on past
+  fields that are digit runs, ``skeletons``) and its own Python regex (the same text the fast
+  path's bucket alternation holds for it, alone, anchored at the end).
 
-A literal prefix is a necessary condition, so "the first template in order whose prefix the
+A skeleton is a necessary condition, so "the first template in order one of whose skeletons the
 message starts with" is the only one that can be the fast path's answer before it; its own regex
 then confirms it (or the line goes to the fast path itself).
 """
@@ -27,7 +28,6 @@ from lark import Lark
 from kafka_forensics.core.eras import AUTO
 
 from .fastpath import FastGrammar, _Compiler
-from .fields import FIELDS
 from .grammar_loader import build_lark, templates_for
 from .lines import FastLineParser
 from .vector_regex import VectorRegex, escape, translate
@@ -46,7 +46,7 @@ class TemplatePlan:
     rule: str
     regex: re.Pattern  # the template alone, as the fast path compiles it, then \Z
     roles: tuple[str, ...]  # the field of each capture group, in order
-    prefix: str  # every match starts with this text
+    skeletons: tuple[str, ...]  # ``digit_runs_as_zero`` of every match starts with one of these
     vector: VectorRegex | None  # the regex column-wise (exact, or a superset filter)
 
 
@@ -56,12 +56,11 @@ class GrammarPlan:
 
     fast: FastGrammar
     word_templates: tuple[TemplatePlan, ...]  # bucket by bucket, each bucket in its own order
-    generic_prefixes: tuple[str, ...]  # literal prefixes of the generic bucket's templates
-    generic_filter: str | None  # column-wise: a superset of the generic bucket's matches (None: none known)
-    candidates: str | None  # column-wise: ^(?:prefix|prefix|...) over word_templates, in order
-    first_with_prefix: dict[str, int]  # matched prefix text -> index of the first template with it
-    later: tuple[tuple[int, ...], ...]  # per template: the ones after it in its bucket that a
-    # message starting with its prefix may still match (their prefixes are compatible)
+    generic_templates: tuple[TemplatePlan, ...]  # the generic bucket, in its order
+    generic_filter: str | None  # column-wise: a superset of the generic bucket's matches (None: a
+    # template has no column-wise form)
+    candidates: str | None  # column-wise: ^(?:skeleton|skeleton|...) over word_templates, in order
+    first_with_skeleton: dict[str, int]  # matched skeleton -> index of the first template with it
 
 
 @dataclass(frozen=True)
@@ -98,41 +97,69 @@ class ColumnarPlan:
     ident_opener: VectorRegex | None
     grammars: tuple[GrammarPlan, ...]
     record_starts: str | None  # column-wise: a superset of the lines any record header can start
+    skeleton_chars: int  # the longest skeleton of any template
 
 
-def literal_prefix(lark: Lark, compiler: _Compiler, symbols: list, stack: tuple[str, ...] = ()) -> str:
-    """The text every match of a sequence of grammar symbols starts with."""
-    text = ""
+# Terminals that match runs of ASCII digits only (on ASCII text), and the placeholders that stand for
+# every text they match in a skeleton (``skeletons``): "0" for any digit run, "-0" for a negative one.
+_DIGIT_RUNS = {r"\d+": ("0",), r"[0-9]+": ("0",), r"-?\d+": ("0", "-0"), r"-?[0-9]+": ("0", "-0")}
+DIGIT_RUN = r"[0-9]+"  # what ``digit_runs_as_zero`` replaces (column-wise: ``str.replace_all``)
+MAX_SKELETONS = 16  # variants per template (a template with more stops where they would multiply)
+# Skeletons are cut to this many characters: a longer literal alternation costs Polars more per row
+# than the rare candidate it would still tell apart (a cut skeleton is still a necessary condition).
+MAX_SKELETON_CHARS = 48
+
+
+def digit_runs_as_zero(text: str) -> str:
+    """Every run of ASCII digits as one "0": a line and a template's skeleton compare alike."""
+    return re.sub(DIGIT_RUN, "0", text)
+
+
+def skeletons(lark: Lark, compiler: _Compiler, rule: str) -> tuple[str, ...]:
+    """Texts one of which starts ``digit_runs_as_zero`` of every (ASCII) message the template
+    matches: its literal text read on past fields that are digit runs (each as a placeholder
+    "0", or "-0" too for a signed one), up to the first other field, then cut back to its last
+    non-digit character (a digit run of the message may go on past it). Longer than the literal
+    prefix, so a message of another template or era sharing that prefix finds no candidate, or
+    the right one, more often. Why it is exact: the message's text up to that point differs from
+    the skeleton only inside digit runs, so both are equal once runs are collapsed."""
+    out: list[str] = []
+    for expansion in compiler.rules[rule]:
+        for text, _ in _walk(lark, compiler, list(expansion), (rule,)):
+            skeleton = digit_runs_as_zero(text.rstrip("0123456789"))
+            if skeleton not in out:
+                out.append(skeleton)
+    if len(out) > MAX_SKELETONS:  # their common start alone (still a start of every match)
+        out = [_common_prefix(out)]
+    return tuple(dict.fromkeys(skeleton[:MAX_SKELETON_CHARS] for skeleton in out))
+
+
+def _walk(lark: Lark, compiler: _Compiler, symbols: list, stack: tuple[str, ...]) -> list[tuple[str, bool]]:
+    """(text, complete) per way through ``symbols``: the skeleton so far and whether it covers the
+    whole sequence (else it stops there). At most MAX_SKELETONS ways: past that, they stop."""
+    ways = [("", True)]
     for symbol in symbols:
+        if not any(complete for _, complete in ways):
+            break
         if symbol.is_term:
             pattern = lark.get_terminal(symbol.name).pattern
-            if pattern.type != "str" or pattern.flags:
-                return text
-            text += pattern.value
-            continue
-        if symbol.name in stack:
-            return text
-        expansions = compiler.rules[symbol.name]
-        heads = [literal_prefix(lark, compiler, list(e), stack + (symbol.name,)) for e in expansions]
-        common = _common_prefix(heads)
-        text += common
-        # the sequence goes on only if every expansion was a literal through and through
-        if not all(h == common and _all_literal(lark, compiler, list(e)) for h, e in zip(heads, expansions)):
-            return text
-    return text
-
-
-def _all_literal(lark: Lark, compiler: _Compiler, symbols: list) -> bool:
-    for symbol in symbols:
-        if symbol.is_term:
-            pattern = lark.get_terminal(symbol.name).pattern
-            if pattern.type != "str" or pattern.flags:
-                return False
-        elif symbol.name in FIELDS or not all(
-            _all_literal(lark, compiler, list(e)) for e in compiler.rules[symbol.name]
-        ):
-            return False
-    return True
+            if pattern.flags:
+                options = [("", False)]
+            elif pattern.type == "str":
+                options = [(pattern.value, True)]
+            else:
+                options = [(p, True) for p in _DIGIT_RUNS.get(pattern.value, ())] or [("", False)]
+        elif symbol.name in stack:
+            options = [("", False)]
+        else:
+            options = []
+            for expansion in compiler.rules[symbol.name]:
+                options.extend(_walk(lark, compiler, list(expansion), stack + (symbol.name,)))
+        grown = [(text + more, done) for text, complete in ways if complete for more, done in options]
+        if len(grown) + sum(not complete for _, complete in ways) > MAX_SKELETONS:
+            return [(text, False) for text, _ in ways]
+        ways = [way for way in ways if not way[1]] + grown
+    return ways
 
 
 def _common_prefix(texts: list[str]) -> str:
@@ -151,10 +178,10 @@ def _template_plans(lark: Lark, rules: list[str]) -> list[TemplatePlan]:
     for rule in rules:
         roles: list[str] = []
         text = compiler.rule(rule, roles)
-        expansions = compiler.rules[rule]
-        prefix = _common_prefix([literal_prefix(lark, compiler, list(e), (rule,)) for e in expansions])
         regex = re.compile("(?:" + text + r")\Z", re.S)
-        plans.append(TemplatePlan(rule, regex, tuple(roles), prefix, translate(regex, anchored=True)))
+        plans.append(
+            TemplatePlan(rule, regex, tuple(roles), skeletons(lark, compiler, rule), translate(regex, anchored=True))
+        )
     return plans
 
 
@@ -163,26 +190,15 @@ def _grammar_plan(fast: FastGrammar, lark: Lark) -> GrammarPlan:
     generic = [t.rule for t in fast.generic.by_marker.values()] if fast.generic else []
     plans = _template_plans(lark, ordered)
     generic_plans = _template_plans(lark, generic)
-    generic_prefixes = tuple(p.prefix for p in generic_plans)
-    first: dict[str, int] = {}
+    first: dict[str, int] = {}  # skeleton -> the first template (in order) with it
     for i, plan in enumerate(plans):
-        first.setdefault(plan.prefix, i)
-    bucket_of = {t.rule: word for word, bucket in fast.buckets.items() for t in bucket.by_marker.values()}
-    later = []
-    for i, plan in enumerate(plans):
-        later.append(
-            tuple(
-                j
-                for j in range(i + 1, len(plans))
-                if bucket_of[plans[j].rule] == bucket_of[plan.rule]
-                and (plans[j].prefix.startswith(plan.prefix) or plan.prefix.startswith(plans[j].prefix))
-            )
-        )
+        for skeleton in plan.skeletons:
+            first.setdefault(skeleton, i)
     candidates = None
     if plans:
-        # longest first among equal starts is not needed: leftmost-first keeps the template order
-        candidates = "^(?:" + "|".join(escape(p.prefix) for p in plans) + ")"
-    return GrammarPlan(fast, tuple(plans), generic_prefixes, _any_of(generic_plans), candidates, first, tuple(later))
+        # leftmost-first: the first skeleton in template order that the message starts with
+        candidates = "^(?:" + "|".join(escape(skeleton) for skeleton in first) + ")"
+    return GrammarPlan(fast, tuple(plans), tuple(generic_plans), _any_of(generic_plans), candidates, first)
 
 
 def _any_of(plans: list[TemplatePlan]) -> str | None:
@@ -285,8 +301,9 @@ def columnar_plan(dialect: str, layout: str | None) -> ColumnarPlan:
     ident, opener = _ident_branches(record)
     auto = line_parser(AUTO, layout, False).primary
     starts = translate("(?:" + fast.primary.record_start.pattern + "|" + auto.record_start.pattern + ")", anchored=True)
+    longest = max((len(s) for g in grammars for s in g.first_with_skeleton), default=0)
     return ColumnarPlan(
-        fast, header, ident, _ident_steps(ident), opener, tuple(grammars), starts.pattern if starts else None
+        fast, header, ident, _ident_steps(ident), opener, tuple(grammars), starts.pattern if starts else None, longest
     )
 
 

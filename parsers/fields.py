@@ -299,30 +299,37 @@ _FENCING = {"1": "fence", "-1": "unfence", "0": "none"}
 _SHUTDOWN = {"1": "in_controlled_shutdown", "0": "none"}
 
 
-def _broker_record(kind: str) -> Callable[[str, Columns], None]:
-    """KRaft RegisterBrokerRecord(...) / BrokerRegistrationChangeRecord(...): the broker, its epoch
-    and (for change records) the fenced / inControlledShutdown changes as attrs."""
+# The record keys that become attributes, and the two whose change records also say what changed.
+_REC_ATTRS = {
+    "brokerEpoch": "broker_epoch",
+    "incarnationId": "incarnation_id",
+    "fenced": "fenced",
+    "inControlledShutdown": "in_controlled_shutdown",
+}
+_REC_CHANGES = {
+    "fenced": ("fencing_change", _FENCING),
+    "inControlledShutdown": ("controlled_shutdown_change", _SHUTDOWN),
+}
 
-    def convert(text: str, out: Columns) -> None:
+
+@dataclass(frozen=True)
+class _broker_record:
+    """KRaft RegisterBrokerRecord(...) / BrokerRegistrationChangeRecord(...): the broker, its epoch
+    and (for change records, ``kind`` "change") the fenced / inControlledShutdown changes as attrs."""
+
+    kind: str
+
+    def __call__(self, text: str, out: Columns) -> None:
         attrs = out.setdefault("attrs", {})
         for key, value in _REC_FIELD.findall(text):
             if key == "brokerId":
                 out["target_broker"] = int(value)
-            elif key == "brokerEpoch":
-                attrs["broker_epoch"] = value
-            elif key == "incarnationId":
-                attrs["incarnation_id"] = value
-            elif key == "fenced":
-                attrs["fenced"] = value
-                if kind == "change":
-                    attrs["fencing_change"] = _FENCING.get(value, value)
-            elif key == "inControlledShutdown":
-                attrs["in_controlled_shutdown"] = value
-                if kind == "change":
-                    attrs["controlled_shutdown_change"] = _SHUTDOWN.get(value, value)
+                continue
+            attrs[_REC_ATTRS[key]] = value
+            if self.kind == "change" and key in _REC_CHANGES:
+                name, meanings = _REC_CHANGES[key]
+                attrs[name] = meanings.get(value, value)
         attrs["record"] = text
-
-    return convert
 
 
 # field rule name → converter(text, columns)
