@@ -70,19 +70,15 @@ def _fmt(values) -> str:
     return "[]" if values is None else "[" + ",".join(str(v) for v in values) + "]"
 
 
-def snapshot_violations(obs: Observation, vrange: VersionRange) -> list[str]:
-    """Violations of one observation that every release of ``vrange`` agrees on."""
-    return list(_snapshot_violations(obs.leader, obs.isr, obs.replicas, obs.recovering, vrange))
-
-
 @functools.lru_cache(maxsize=65536)
-def _snapshot_violations(leader, isr, replicas, recovering: bool, vrange: VersionRange) -> tuple[str, ...]:
-    obs = Observation(leader=leader, isr=isr, replicas=replicas, recovering=recovering)
+def snapshot_violations(leader, isr, replicas, recovering: bool, vrange: VersionRange) -> tuple[str, ...]:
+    """Violations of one observed state (an ``Observation``'s leader, ISR, replicas, RECOVERING) that every
+    release of ``vrange`` agrees on. Cached: a partition shows the same few states over and over."""
     snap = PartitionSnapshot(
-        leader=obs.leader,
-        isr=obs.isr,
-        replicas=obs.replicas,
-        leader_recovery_state="RECOVERING" if obs.recovering else None,
+        leader=leader,
+        isr=isr,
+        replicas=replicas,
+        leader_recovery_state="RECOVERING" if recovering else None,
     )
     if vrange.kraft:
         return tuple(check_snapshot(snap, _KRAFT_CHECK_VERSION))
@@ -99,7 +95,7 @@ class SnapshotInvariants:
     def observe(self, obs: Observation, event: dict, epoch: int, vrange: VersionRange) -> None:
         if obs.leader is None and obs.isr is None:
             return
-        violations = snapshot_violations(obs, vrange)
+        violations = snapshot_violations(obs.leader, obs.isr, obs.replicas, obs.recovering, vrange)
         for violation in violations:
             key = (violation, obs.leader, obs.isr, obs.replicas)
             group = self._groups.setdefault(key, {"refs": [], "event": event, "epoch": epoch, "vrange": vrange})
@@ -163,9 +159,8 @@ class Progression:
         if leader_epoch is None and partition_epoch is None and controller_epoch is None:
             return
         leader = obs.leader if obs.leader is None or obs.leader >= 0 else None
-        snap = PartitionSnapshot(
-            leader=leader, leader_epoch=leader_epoch, partition_epoch=partition_epoch, controller_epoch=controller_epoch
-        )
+        # positional (leader, isr, replicas, leader_epoch, partition_epoch, controller_epoch): one per line
+        snap = PartitionSnapshot(leader, None, None, leader_epoch, partition_epoch, controller_epoch)
         prev = self._last.get(lane)
         if prev is None or prev[2] != incarnation:  # nothing to compare with (or another incarnation)
             self._last[lane] = (snap, ref_of(event), incarnation)
@@ -176,10 +171,12 @@ class Progression:
             self._found(violations, p, snap, prev[1], event, epoch, broker)
             return  # keep the higher baseline: one stale line gives one finding, not a cascade
         baseline = PartitionSnapshot(
-            leader=leader if leader is not None or leader_epoch not in (None, p.leader_epoch) else p.leader,
-            leader_epoch=leader_epoch if leader_epoch is not None else p.leader_epoch,
-            partition_epoch=partition_epoch if partition_epoch is not None else p.partition_epoch,
-            controller_epoch=_max(p.controller_epoch, controller_epoch),
+            leader if leader is not None or leader_epoch not in (None, p.leader_epoch) else p.leader,
+            None,
+            None,
+            leader_epoch if leader_epoch is not None else p.leader_epoch,
+            partition_epoch if partition_epoch is not None else p.partition_epoch,
+            _max(p.controller_epoch, controller_epoch),
         )
         self._last[lane] = (baseline, ref_of(event), incarnation)
 
@@ -193,7 +190,8 @@ class Progression:
         epoch: int,
         broker: Optional[int],
     ) -> None:
-        evidence = tuple(unique_refs((prev_ref, ref_of(event))))
+        ref = ref_of(event)
+        evidence = (prev_ref,) if ref == prev_ref else (prev_ref, ref)  # unique_refs of two known lines
         for violation in violations:
             self._raised.setdefault((violation, epoch, broker), []).append((event.get("ts"), evidence, p, snap))
 
