@@ -425,7 +425,9 @@ def is_cluster_row(event: dict) -> bool:
     if event["event_type"] in CLUSTER_EVENT_TYPES:
         return True
     attrs = event.get("attrs")  # _attr, written out: asked of every line
-    return bool(attrs) and attrs.get(OFFSET_GAP_ATTR) is not None
+    if not attrs:
+        return False
+    return attrs.get(OFFSET_GAP_ATTR) is not None
 
 
 def _offset_gap_findings(cluster: str, events: list[dict]) -> list[Finding]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Optional
 
 from kafka_forensics.core.eras import VersionRange
@@ -145,7 +146,8 @@ class Progression:
     where: dict
     kind: str
     _last: dict = field(default_factory=dict)  # lane -> (PartitionSnapshot, ref, incarnation)
-    # (violation, controller epoch, broker) -> [(ts, evidence, previous snapshot, snapshot)]
+    # (violation, controller epoch, broker) -> [(ts is None, ts or MIN_TS, previous line, evidence, ts,
+    #                                            previous snapshot, snapshot)]
     _raised: dict = field(default_factory=dict)
 
     def observe(
@@ -190,17 +192,19 @@ class Progression:
         epoch: int,
         broker: Optional[int],
     ) -> None:
-        ref = ref_of(event)
+        ref, ts = ref_of(event), event.get("ts")
         evidence = (prev_ref,) if ref == prev_ref else (prev_ref, ref)  # unique_refs of two known lines
+        # led by consolidate's order of an episode's lines: time, then the line that raised it
+        line = (ts is None, ts or MIN_TS, prev_ref, evidence, ts, p, snap)
         for violation in violations:
-            self._raised.setdefault((violation, epoch, broker), []).append((event.get("ts"), evidence, p, snap))
+            self._raised.setdefault((violation, epoch, broker), []).append(line)
 
     def findings(self) -> list[Finding]:
         """One finding per episode, as ``consolidate`` would merge the findings of its lines."""
         out = []
         for (violation, epoch, broker), lines in self._raised.items():
-            lines.sort(key=_line_in_time)  # consolidate's order: time, then the line that raised it
-            _, evidence, p, snap = lines[0]
+            lines.sort(key=_IN_TIME)
+            _, _, _, evidence, _, p, snap = lines[0]
             severity, text = _PROGRESSION_TEXT[violation]
             summary = text.format(
                 prev_le=p.leader_epoch,
@@ -214,13 +218,13 @@ class Progression:
             )
             if broker is not None:
                 summary = f"broker {broker}: {summary}"
-            times = [line[0] for line in lines if line[0] is not None]
+            times = [line[4] for line in lines if line[4] is not None]
             out.append(
                 Finding.make(
                     violation,
                     severity,
                     summary,
-                    unique_refs(ref for line in lines for ref in line[1]),
+                    unique_refs(ref for line in lines for ref in line[3]),
                     controller_epoch=epoch,
                     ts=min(times) if times else None,
                     ts_end=max(times) if times else None,
@@ -233,9 +237,7 @@ class Progression:
         return out
 
 
-def _line_in_time(line: tuple) -> tuple:
-    ts, evidence = line[0], line[1]
-    return (ts is None, ts or MIN_TS, evidence[0], evidence)
+_IN_TIME = itemgetter(0, 1, 2, 3)  # a raised line's sort key (``Progression._found``)
 
 
 def _max(a: Optional[int], b: Optional[int]) -> Optional[int]:
