@@ -465,7 +465,12 @@ def build_cluster_context(
 
 def is_cluster_row(event: dict) -> bool:
     """The rows ``build_cluster_context`` reads (the in-process twin of replay_kraft.cluster_rows_filter)."""
-    return event["event_type"] in CLUSTER_EVENT_TYPES or _attr(event, OFFSET_GAP_ATTR) is not None
+    if event["event_type"] in CLUSTER_EVENT_TYPES:
+        return True
+    attrs = event.get("attrs")  # _attr, written out: asked of every line
+    if not attrs:
+        return False
+    return attrs.get(OFFSET_GAP_ATTR) is not None
 
 
 def _offset_gap_findings(cluster: str, events: list[dict]) -> list[Finding]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from operator import itemgetter
 from typing import Callable, Iterable, Optional
 
 from .cluster import ACTING_TYPES, ClusterContext, build_cluster_context, is_cluster_row
@@ -54,17 +55,18 @@ def _time_key(e: dict) -> tuple:
 def controller_activity(events: Iterable[dict]) -> list[dict]:
     """One row per (controller_id, controller_epoch) of controller-authored lines: first/last action."""
     acts: dict[tuple, tuple[dict, dict, int]] = {}  # (epoch, id) -> (first line, last line, lines)
-    for e in sorted(
-        (
-            e
-            for e in events
-            if e["event_type"] in ACTING_TYPES
-            and e.get("controller_id") is not None
-            and e.get("controller_epoch") is not None
-            and e.get("ts") is not None
-        ),
-        key=_time_key,
-    ):
+    # (time, file, line, position): every ts is known here, and the position keeps the sort stable
+    # without comparing the events themselves
+    acting = [
+        (e["ts"], e["source_file"], e["line_no"], n, e)
+        for n, e in enumerate(events)
+        if e["event_type"] in ACTING_TYPES
+        and e.get("controller_id") is not None
+        and e.get("controller_epoch") is not None
+        and e.get("ts") is not None
+    ]
+    acting.sort(key=itemgetter(0, 1, 2, 3))
+    for *_, e in acting:
         key = (e["controller_epoch"], e["controller_id"])
         first, _, n = acts.get(key, (e, e, 0))
         acts[key] = (first, e, n + 1)

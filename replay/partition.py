@@ -21,6 +21,7 @@ only "one of" those out-of-band states.
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Optional
@@ -98,7 +99,7 @@ class Intervals:
         self.base = base
         self.rows: list[dict] = []
 
-    def open(self, event: dict, epoch: int, values: dict, source: Optional[str]) -> None:
+    def open(self, event: dict, epoch: int, values: dict, source: Optional[str], ref: Optional[str] = None) -> None:
         ts = event.get("ts")
         if self.rows:
             prev = self.rows[-1]
@@ -114,7 +115,7 @@ class Intervals:
                 "ts_end": None,
                 **values,
                 "controller_epoch": epoch,
-                "cause": ref_of(event),
+                "cause": ref or ref_of(event),
                 "cause_event_type": event["event_type"],
                 "source": source,
             }
@@ -151,6 +152,9 @@ class PartitionReplay(EpochChecks):
         # every ISR seen, by incarnation: [(isr, version, leader epoch, ref)]; elections judged; the last
         # leader a controller decision or request named (broker views may show a new leader first)
         self.isr_seen: dict[int, list[tuple]] = {}
+        # the versions among them, sorted, and the first ISR seen at each, by incarnation: an election asks
+        # for the highest version below its own without scanning every ISR seen (``_previous_isr``)
+        self.isr_versions: dict[int, tuple[list[int], dict[int, tuple]]] = {}
         self.judged_elections: set = set()
         self.decided_leader: Optional[int] = None
         self.isr_by_leader = False  # the current ISR was last set by the leader's own shrink/expand line
@@ -200,8 +204,12 @@ class PartitionReplay(EpochChecks):
 
     def _step(self, epoch: int, event: dict) -> None:
         et = event["event_type"]
-        vrange = self._range_of(event.get("dialect"), event.get("broker"))
-        if source_of(et) in (DECISION, CONTROLLER_VIEW, FAILURE):
+        source = source_of(et)
+        key = (event.get("dialect"), event.get("broker"))
+        vrange = self.ranges.get(key)
+        if vrange is None:
+            vrange = self._range_of(*key)
+        if source in (DECISION, CONTROLLER_VIEW, FAILURE):
             self.vrange = vrange
         if et == "partition_state_change":
             self._partition_transition(epoch, event, vrange)
@@ -236,10 +244,8 @@ class PartitionReplay(EpochChecks):
             if stale is not None and stale["epoch"] == epoch:
                 if self._repeats_stale_view(Observation(leader_epoch=event.get("leader_epoch")), stale):
                     self._stale_evidence(epoch, event)
-        else:
-            source = source_of(et)
-            if source is not None:
-                self._observe(epoch, event, vrange, source)
+        elif source is not None:
+            self._observe(epoch, event, vrange, source)
 
     def _range_of(self, dialect: Optional[str], broker: Optional[int]) -> VersionRange:
         """The releases a line of ``dialect`` written by ``broker`` is judged against (``range_for_line``),
@@ -421,10 +427,11 @@ class PartitionReplay(EpochChecks):
     ) -> None:
         obs = observation_of(event)
         et = event["event_type"]
-        if obs.has_state:
+        has_state = obs.has_state
+        if has_state:
             self.invariants.observe(obs, event, epoch, vrange)
         stale_read = self._failover_view(epoch, event, source, obs)
-        if source in (DECISION, CONTROLLER_VIEW) and obs.has_state and not stale_read:
+        if source in (DECISION, CONTROLLER_VIEW) and has_state and not stale_read:
             self.ctrl_progress.observe("controller", obs, event, epoch, self.incarnation)
         if et in ("leader_starts", "follower_starts") and obs.leader_epoch is not None:
             self.broker_progress.observe(
@@ -462,17 +469,18 @@ class PartitionReplay(EpochChecks):
             # [..] and zkVersion updated to [N]" is TRACE there): without the bump, the controller's UpdateMetadata
             # still carrying the old ISR and zkVersion would not be recognised as the stale echo it is.
             new = new.with_(partition_epoch=new.partition_epoch + 1)
+        ref = ref_of(event)
         if obs.leader is not None or obs.isr is not None:
-            self.leader_ref = ref_of(event)
+            self.leader_ref = ref
         if obs.leader is not None and source in (DECISION, CONTROLLER_VIEW):
             self.decided_leader = obs.leader
         if obs.isr is not None or obs.leader_epoch is not None:
             self.isr_by_leader = source == LEADER_ISR_CHANGE
-        self._set(epoch, event, new, source)
-        if source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE) and obs.has_state:
-            self.last_write = (self.cur, ref_of(event))
+        self._set(epoch, event, new, source, ref)
+        if source in (DECISION, CONTROLLER_VIEW, LEADER_ISR_CHANGE) and has_state:
+            self.last_write = (self.cur, ref)
             if obs.partition_epoch is not None and obs.partition_epoch >= 0:
-                self.last_versioned = (self.cur, ref_of(event))
+                self.last_versioned = (self.cur, ref)
             self.stale_view = None  # a fresh state (an election, a write) ends the stale read
 
     def _echo_of_older_isr(self, obs: Observation) -> bool:
@@ -512,24 +520,30 @@ class PartitionReplay(EpochChecks):
         UpdateMetadata state. A stale echo is harmless: its version is lower."""
         if obs.isr is None or obs.leader == LEADER_DURING_DELETE:
             return
-        self.isr_seen.setdefault(self.incarnation, []).append(
-            (obs.isr, obs.partition_epoch, obs.leader_epoch, ref_of(event))
-        )
+        seen = (obs.isr, obs.partition_epoch, obs.leader_epoch, ref_of(event))
+        self.isr_seen.setdefault(self.incarnation, []).append(seen)
+        if obs.partition_epoch is not None:
+            versions, first_at = self.isr_versions.setdefault(self.incarnation, ([], {}))
+            if obs.partition_epoch not in first_at:
+                first_at[obs.partition_epoch] = seen
+                insort(versions, obs.partition_epoch)
 
     def _previous_isr(self, obs: Observation) -> Optional[tuple]:
         """The last ISR seen before an election: ``(isr, version, ref)``, the highest version below the
         election's when versions are printed, else the latest."""
-        seen = self.isr_seen.get(self.incarnation, [])
-        if obs.partition_epoch is not None:
-            below = [x for x in seen if x[1] is not None and x[1] < obs.partition_epoch]
+        if obs.partition_epoch is not None and self.incarnation in self.isr_versions:
+            versions, first_at = self.isr_versions[self.incarnation]
+            below = bisect_left(versions, obs.partition_epoch)  # versions[below - 1]: the highest below
             if below:
-                best = max(below, key=lambda x: x[1])
+                best = first_at[versions[below - 1]]
                 return best[0], best[1], best[3]
+        seen = self.isr_seen.get(self.incarnation, ())
         if obs.leader_epoch is not None:
-            seen = [x for x in seen if x[2] is None or x[2] < obs.leader_epoch] or [
-                x for x in seen if x[1] is None and x[2] is None
-            ]
-        return (seen[-1][0], None, seen[-1][3]) if seen else None
+            # the latest ISR of an older (or unknown) leader epoch
+            latest = next((x for x in reversed(seen) if x[2] is None or x[2] < obs.leader_epoch), None)
+        else:
+            latest = seen[-1] if seen else None
+        return (latest[0], None, latest[3]) if latest is not None else None
 
     def _judge_election(self, epoch: int, event: dict, obs: Observation) -> None:
         """I11: was a new leader elected from outside the ISR? Severity follows the evidence:
@@ -561,12 +575,16 @@ class PartitionReplay(EpochChecks):
             unclean_finding(self.where, event, epoch, obs, previous, "inferred" if direct else "possible")
         )
 
-    def _set(self, epoch: int, event: dict, new: PartitionStatus, source: Optional[str]) -> None:
-        if new.key() == self.cur.key():
+    def _set(
+        self, epoch: int, event: dict, new: PartitionStatus, source: Optional[str], ref: Optional[str] = None
+    ) -> None:
+        """Move the replayed partition to ``new`` (a new interval) if it differs; ``ref``: the event's, if known."""
+        if new == self.cur:
             return
         self.cur = new
+        ref = ref or ref_of(event)
         offline = new.state == P.OfflinePartition or new.leader == NO_LEADER
-        self.offline_anchor = (self.offline_anchor or ref_of(event)) if offline else None
+        self.offline_anchor = (self.offline_anchor or ref) if offline else None
         self.p_rows.open(
             event,
             epoch,
@@ -579,6 +597,7 @@ class PartitionReplay(EpochChecks):
                 "partition_epoch": new.partition_epoch,
             },
             source,
+            ref,
         )
 
     def _topic_deleted(self, line: dict) -> None:
@@ -811,11 +830,25 @@ def _int(text) -> Optional[int]:
         return None
 
 
+class _LineTimes:
+    """``file:line`` -> the line's timestamp, for ``consolidate``; worked out on the first question only
+    (a partition without findings never asks)."""
+
+    def __init__(self, events: list[dict]):
+        self.events = events
+        self.times: Optional[dict[str, Optional[datetime]]] = None
+
+    def get(self, ref: str) -> Optional[datetime]:
+        if self.times is None:
+            self.times = {ref_of(e): e.get("ts") for e in self.events}
+        return self.times.get(ref)
+
+
 def replay_partition(events: list[dict], ctx: ClusterContext, cfg: ReplayConfig = ReplayConfig()) -> ReplayResult:
     """Replay every line of one partition (events of a single (cluster, topic, partition))."""
     if not events:
         return ReplayResult()
-    times = {ref_of(e): e.get("ts") for e in events}
+    times = _LineTimes(events)
     if not has_metadata(events):
         result = PartitionReplay(events, ctx, cfg).run()
         found = kraft_unclean_lines(events, result.findings, cfg.cluster)  # KRaft logs without a dump

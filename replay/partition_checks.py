@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Optional
 
 from kafka_forensics.core.eras import VersionRange
@@ -70,19 +71,15 @@ def _fmt(values) -> str:
     return "[]" if values is None else "[" + ",".join(str(v) for v in values) + "]"
 
 
-def snapshot_violations(obs: Observation, vrange: VersionRange) -> list[str]:
-    """Violations of one observation that every release of ``vrange`` agrees on."""
-    return list(_snapshot_violations(obs.leader, obs.isr, obs.replicas, obs.recovering, vrange))
-
-
 @functools.lru_cache(maxsize=65536)
-def _snapshot_violations(leader, isr, replicas, recovering: bool, vrange: VersionRange) -> tuple[str, ...]:
-    obs = Observation(leader=leader, isr=isr, replicas=replicas, recovering=recovering)
+def snapshot_violations(leader, isr, replicas, recovering: bool, vrange: VersionRange) -> tuple[str, ...]:
+    """Violations of one observed state (an ``Observation``'s leader, ISR, replicas, RECOVERING) that every
+    release of ``vrange`` agrees on. Cached: a partition shows the same few states over and over."""
     snap = PartitionSnapshot(
-        leader=obs.leader,
-        isr=obs.isr,
-        replicas=obs.replicas,
-        leader_recovery_state="RECOVERING" if obs.recovering else None,
+        leader=leader,
+        isr=isr,
+        replicas=replicas,
+        leader_recovery_state="RECOVERING" if recovering else None,
     )
     if vrange.kraft:
         return tuple(check_snapshot(snap, _KRAFT_CHECK_VERSION))
@@ -99,7 +96,7 @@ class SnapshotInvariants:
     def observe(self, obs: Observation, event: dict, epoch: int, vrange: VersionRange) -> None:
         if obs.leader is None and obs.isr is None:
             return
-        violations = snapshot_violations(obs, vrange)
+        violations = snapshot_violations(obs.leader, obs.isr, obs.replicas, obs.recovering, vrange)
         for violation in violations:
             key = (violation, obs.leader, obs.isr, obs.replicas)
             group = self._groups.setdefault(key, {"refs": [], "event": event, "epoch": epoch, "vrange": vrange})
@@ -149,7 +146,8 @@ class Progression:
     where: dict
     kind: str
     _last: dict = field(default_factory=dict)  # lane -> (PartitionSnapshot, ref, incarnation)
-    # (violation, controller epoch, broker) -> [(ts, evidence, previous snapshot, snapshot)]
+    # (violation, controller epoch, broker) -> [(ts is None, ts or MIN_TS, previous line, evidence, ts,
+    #                                            previous snapshot, snapshot)]
     _raised: dict = field(default_factory=dict)
 
     def observe(
@@ -163,9 +161,8 @@ class Progression:
         if leader_epoch is None and partition_epoch is None and controller_epoch is None:
             return
         leader = obs.leader if obs.leader is None or obs.leader >= 0 else None
-        snap = PartitionSnapshot(
-            leader=leader, leader_epoch=leader_epoch, partition_epoch=partition_epoch, controller_epoch=controller_epoch
-        )
+        # positional (leader, isr, replicas, leader_epoch, partition_epoch, controller_epoch): one per line
+        snap = PartitionSnapshot(leader, None, None, leader_epoch, partition_epoch, controller_epoch)
         prev = self._last.get(lane)
         if prev is None or prev[2] != incarnation:  # nothing to compare with (or another incarnation)
             self._last[lane] = (snap, ref_of(event), incarnation)
@@ -176,10 +173,12 @@ class Progression:
             self._found(violations, p, snap, prev[1], event, epoch, broker)
             return  # keep the higher baseline: one stale line gives one finding, not a cascade
         baseline = PartitionSnapshot(
-            leader=leader if leader is not None or leader_epoch not in (None, p.leader_epoch) else p.leader,
-            leader_epoch=leader_epoch if leader_epoch is not None else p.leader_epoch,
-            partition_epoch=partition_epoch if partition_epoch is not None else p.partition_epoch,
-            controller_epoch=_max(p.controller_epoch, controller_epoch),
+            leader if leader is not None or leader_epoch not in (None, p.leader_epoch) else p.leader,
+            None,
+            None,
+            leader_epoch if leader_epoch is not None else p.leader_epoch,
+            partition_epoch if partition_epoch is not None else p.partition_epoch,
+            _max(p.controller_epoch, controller_epoch),
         )
         self._last[lane] = (baseline, ref_of(event), incarnation)
 
@@ -193,16 +192,19 @@ class Progression:
         epoch: int,
         broker: Optional[int],
     ) -> None:
-        evidence = tuple(unique_refs((prev_ref, ref_of(event))))
+        ref, ts = ref_of(event), event.get("ts")
+        evidence = (prev_ref,) if ref == prev_ref else (prev_ref, ref)  # unique_refs of two known lines
+        # led by consolidate's order of an episode's lines: time, then the line that raised it
+        line = (ts is None, ts or MIN_TS, prev_ref, evidence, ts, p, snap)
         for violation in violations:
-            self._raised.setdefault((violation, epoch, broker), []).append((event.get("ts"), evidence, p, snap))
+            self._raised.setdefault((violation, epoch, broker), []).append(line)
 
     def findings(self) -> list[Finding]:
         """One finding per episode, as ``consolidate`` would merge the findings of its lines."""
         out = []
         for (violation, epoch, broker), lines in self._raised.items():
-            lines.sort(key=_line_in_time)  # consolidate's order: time, then the line that raised it
-            _, evidence, p, snap = lines[0]
+            lines.sort(key=_IN_TIME)
+            _, _, _, evidence, _, p, snap = lines[0]
             severity, text = _PROGRESSION_TEXT[violation]
             summary = text.format(
                 prev_le=p.leader_epoch,
@@ -216,13 +218,13 @@ class Progression:
             )
             if broker is not None:
                 summary = f"broker {broker}: {summary}"
-            times = [line[0] for line in lines if line[0] is not None]
+            times = [line[4] for line in lines if line[4] is not None]
             out.append(
                 Finding.make(
                     violation,
                     severity,
                     summary,
-                    unique_refs(ref for line in lines for ref in line[1]),
+                    unique_refs(ref for line in lines for ref in line[3]),
                     controller_epoch=epoch,
                     ts=min(times) if times else None,
                     ts_end=max(times) if times else None,
@@ -235,9 +237,7 @@ class Progression:
         return out
 
 
-def _line_in_time(line: tuple) -> tuple:
-    ts, evidence = line[0], line[1]
-    return (ts is None, ts or MIN_TS, evidence[0], evidence)
+_IN_TIME = itemgetter(0, 1, 2, 3)  # a raised line's sort key (``Progression._found``)
 
 
 def _max(a: Optional[int], b: Optional[int]) -> Optional[int]:

@@ -50,18 +50,26 @@ LEADER_ISR_TYPES = frozenset({"isr_shrink", "isr_expand", "isr_updated"})
 FAILURE_TYPES = frozenset({"partition_state_change_failed", "no_replica_alive", "replica_state_change_failed"})
 
 
+# event type -> source, one lookup per line (the sets above are disjoint)
+_SOURCES = {
+    event_type: source
+    for source, types in (
+        (DECISION, DECISION_TYPES),
+        (CONTROLLER_VIEW, CONTROLLER_VIEW_TYPES),
+        (BROKER_VIEW, BROKER_VIEW_TYPES),
+        (LEADER_ISR_CHANGE, LEADER_ISR_TYPES),
+        (FAILURE, FAILURE_TYPES),
+    )
+    for event_type in types
+}
+assert len(_SOURCES) == sum(
+    map(len, (DECISION_TYPES, CONTROLLER_VIEW_TYPES, BROKER_VIEW_TYPES, LEADER_ISR_TYPES, FAILURE_TYPES))
+)
+
+
 def source_of(event_type: str) -> Optional[str]:
-    if event_type in DECISION_TYPES:
-        return DECISION
-    if event_type in CONTROLLER_VIEW_TYPES:
-        return CONTROLLER_VIEW
-    if event_type in BROKER_VIEW_TYPES:
-        return BROKER_VIEW
-    if event_type in LEADER_ISR_TYPES:
-        return LEADER_ISR_CHANGE
-    if event_type in FAILURE_TYPES:
-        return FAILURE
-    return None
+    """Which source a line of ``event_type`` is (None: a line that shows no partition state)."""
+    return _SOURCES.get(event_type)
 
 
 class PartitionStatus(NamedTuple):
@@ -77,15 +85,8 @@ class PartitionStatus(NamedTuple):
     leader_epoch: Optional[int] = None
     partition_epoch: Optional[int] = None
 
-    def key(self) -> tuple:
-        return tuple(self)
-
     def with_(self, **changes) -> "PartitionStatus":
         return self._replace(**changes)
-
-
-def _ints(values) -> Optional[tuple[int, ...]]:
-    return None if values is None else tuple(map(int, values))
 
 
 class Observation(NamedTuple):
@@ -122,12 +123,14 @@ def observation_of(event: dict) -> Observation:
         leader = get("broker")
     isr, replicas, attrs = get("isr"), get("replicas"), get("attrs")
     recovering = attrs is not None and attrs.get("leader_recovery_state") == "RECOVERING"
+    isr = None if isr is None else tuple(map(int, isr))
+    replicas = None if replicas is None else tuple(map(int, replicas))
     if leader == LEADER_DURING_DELETE:  # the stand-in's epochs say nothing
-        return Observation(leader, _ints(isr), _ints(replicas), recovering=recovering)
+        return Observation(leader, isr, replicas, recovering=recovering)
     return Observation(
         leader,
-        _ints(isr),
-        _ints(replicas),
+        isr,
+        replicas,
         get("leader_epoch"),
         get("partition_epoch"),
         get("state_controller_epoch"),
