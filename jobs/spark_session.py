@@ -55,14 +55,6 @@ SHORT_RUN_BYTES = 32 << 20
 SHORT_RUN_JAVA_OPTION = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
-def short_run_conf() -> dict[str, str]:
-    """SQL settings for a short run, whose cost is Spark's fixed cost per query, not the data
-    (bench/RESULTS.md, "Plan size"). Adaptive execution runs every shuffle stage of a query as a job
-    of its own (373 jobs for the bundled sample's analyze, 176-193 without it), and tasks beyond one
-    per core only add scheduling: one shuffle partition per core."""
-    return {"spark.sql.adaptive.enabled": "false", "spark.sql.shuffle.partitions": str(os.cpu_count() or 1)}
-
-
 def short_run(inputs: Iterable[str]) -> bool:
     """True if every input is a local file or directory (no scheme) and together they hold at most
     SHORT_RUN_BYTES. Anything else (a remote input, a missing path: discovery reports it) is False."""
@@ -115,7 +107,6 @@ def build_session(
         chosen = master or conf.get("spark.master") or os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]")
         if inputs is not None and chosen.startswith("local") and short_run(inputs):
             java_options += " " + SHORT_RUN_JAVA_OPTION  # the user's own options below come later and win
-            conf = {**short_run_conf(), **conf}
         if "spark.driver.extraJavaOptions" in conf:
             java_options += " " + conf["spark.driver.extraJavaOptions"]
         builder = builder.config("spark.driver.extraJavaOptions", java_options)
