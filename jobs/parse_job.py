@@ -139,11 +139,12 @@ def parse_arrow_batches(batches, options: ParseOptions, displays: dict[str, str]
             yield from _result_batches(result, events_dir, uri, part_name(uri))
 
 
-def parse_split_batches(batches, options: ParseOptions, events_dir: str | None = None):
-    """mapInArrow body: split descriptions → the rows of each split (files read by the worker)."""
+def parse_split_batches(batches, splits: list[Split], options: ParseOptions, events_dir: str | None = None):
+    """mapInArrow body: split numbers (``spark.range``'s ``id``) → the rows of each split (files read
+    by the worker)."""
     for batch in batches:
-        for row in batch.to_pylist():
-            split = Split(**row)
+        for index in batch.column("id").to_pylist():
+            split = splits[index]
             result = parse_split(split, options)
             facts = {
                 "split_index": str(split.index),
@@ -199,14 +200,13 @@ def parse_to_frames(
     what needs the whole file (``settle_splits``). Otherwise Spark reads each file whole."""
     splits = local_splits(spark, files, options, split=events_dir is not None)
     if splits is not None:
-        rows = [asdict(s) for s in splits]
-        schema = (
-            "`uri` string, `display` string, `path` string, `index` int, `count` int, `start` long, `end` long, "
-            "`newlines_before` long, `dialect` string"
-        )
-        described = spark.createDataFrame(spark.sparkContext.parallelize(rows, len(rows)), schema)
-        return described.mapInArrow(
-            lambda it: parse_split_batches(it, options, events_dir), from_arrow_schema(UNIFIED_SCHEMA)
+        # One task per split, in the splits' order. The descriptions (one per file or split) travel
+        # with the function and each task reads its number from spark.range, which the JVM builds:
+        # a DataFrame of the descriptions themselves (parallelize + createDataFrame) is converted by
+        # Python workers of its own, a second daemon and ~0.5 s of CPU per run (bench/RESULTS.md).
+        numbers = spark.range(0, len(splits), 1, len(splits))
+        return numbers.mapInArrow(
+            lambda it: parse_split_batches(it, splits, options, events_dir), from_arrow_schema(UNIFIED_SCHEMA)
         )
     _check_sizes(spark, files)
     displays = {f.uri: f.display for f in files}
