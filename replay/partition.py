@@ -39,7 +39,7 @@ from .epoch_checks import EpochChecks
 from .findings import ERROR, INFO, WARNING, Finding, consolidate, first_line, ref_of
 from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
 from .ordering import replay_order
-from .partition_checks import Progression, SnapshotInvariants, unclean_finding
+from .partition_checks import Progression, ReplicaGaps, SnapshotInvariants, unclean_finding
 from .partition_view import (
     BROKER_VIEW,
     BROKER_VIEW_TYPES,
@@ -149,6 +149,7 @@ class PartitionReplay(EpochChecks):
         self.invariants = SnapshotInvariants(dict(self.where))
         self.ctrl_progress = Progression(dict(self.where), kind="controller")
         self.broker_progress = Progression(dict(self.where), kind="broker_view")
+        self.replica_gaps = ReplicaGaps(dict(self.where))
         # every ISR seen, by incarnation: [(isr, version, leader epoch, ref)]; elections judged; the last
         # leader a controller decision or request named (broker views may show a new leader first)
         self.isr_seen: dict[int, list[tuple]] = {}
@@ -199,7 +200,11 @@ class PartitionReplay(EpochChecks):
             self._end_of_epoch()
         self._flush_failures()  # an offline episode the logs do not see end
         findings = (
-            self.findings + self.invariants.findings() + self.ctrl_progress.findings() + self.broker_progress.findings()
+            self.findings
+            + self.replica_gaps.findings()
+            + self.invariants.findings()
+            + self.ctrl_progress.findings()
+            + self.broker_progress.findings()
         )
         replica_rows = [row for r in sorted(self.r_rows) for row in self.r_rows[r].rows]
         return ReplayResult(self.p_rows.rows, replica_rows, findings)
@@ -732,20 +737,7 @@ class PartitionReplay(EpochChecks):
             allowed |= FAILOVER_REPLICA_STATES
         if src in allowed:
             return
-        self.findings.append(
-            Finding.make(
-                "state_gap",
-                WARNING,
-                f"line says replica {replica} was {src}, the replay has it {known['state']} since {known['ref']}: "
-                f"the lines in between are missing",
-                [known["ref"], ref_of(event)],
-                controller_epoch=epoch,
-                ts=event.get("ts"),
-                kind="from_state_mismatch",
-                replica=replica,
-                **self.where,
-            )
-        )
+        self.replica_gaps.found(epoch, replica, src, known["state"], known["ref"], ref_of(event), event.get("ts"))
 
     def _set_replica(self, epoch: int, event: dict, replica: int, state: str) -> None:
         known = self.replicas.get(replica)
