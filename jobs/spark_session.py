@@ -55,6 +55,19 @@ SHORT_RUN_BYTES = 32 << 20
 SHORT_RUN_JAVA_OPTION = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
+def short_run_conf() -> dict[str, str]:
+    """SQL settings for a short run, whose cost is Spark's fixed cost per query, not its data
+    (bench/RESULTS.md, "First run: Spark's cost per query"). Adaptive execution runs every shuffle
+    stage of a query as a job of its own (373 jobs for the bundled sample's analyze, 193 without it);
+    whole-stage code generation compiles Java source for every query, to save time per row that a
+    small input does not have; tasks beyond one per core only add scheduling."""
+    return {
+        "spark.sql.adaptive.enabled": "false",
+        "spark.sql.codegen.wholeStage": "false",
+        "spark.sql.shuffle.partitions": str(os.cpu_count() or 1),
+    }
+
+
 def short_run(inputs: Iterable[str]) -> bool:
     """True if every input is a local file or directory (no scheme) and together they hold at most
     SHORT_RUN_BYTES. Anything else (a remote input, a missing path: discovery reports it) is False."""
@@ -74,9 +87,57 @@ def short_run(inputs: Iterable[str]) -> bool:
 
 
 def launched_by_spark_submit() -> bool:
-    """True in a driver that spark-submit (or pyspark) started: its JVM is already up, with the
-    master and configuration the user gave spark-submit, and the Python side only connects to it."""
-    return bool(os.environ.get("PYSPARK_GATEWAY_PORT")) or SparkSession.getActiveSession() is not None
+    """True in a driver whose JVM is already up: started by spark-submit (or pyspark) with the master
+    and configuration the user gave it, or by an earlier session of this process, in any thread
+    (``getActiveSession`` only sees the calling thread's). The Python side then only connects to it."""
+    from pyspark import SparkContext
+
+    return (
+        bool(os.environ.get("PYSPARK_GATEWAY_PORT"))
+        or SparkSession.getActiveSession() is not None
+        or SparkContext._active_spark_context is not None
+    )
+
+
+def session_settings(
+    master: str | None,
+    conf: dict[str, str] | None,
+    inputs: Iterable[str] | None,
+    running: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """Every setting ``build_session`` gives the builder, in the order given (later wins).
+
+    ``running``: the settings of a JVM that is already up (spark-submit's, or an earlier session's), or
+    None when this call launches one. A running JVM keeps its master, driver options and every setting
+    it was given: only the laptop defaults it left unset and the caller's own ``conf`` are added. A
+    launch gets the laptop defaults, then the short-run ones for a small local input, then ``conf``."""
+    conf = dict(conf or {})
+    settings: dict[str, str] = {}
+    if running is None:
+        quiet = resources.files("kafka_forensics.jobs") / "log4j2-quiet.properties"
+        java_options = f"-Dlog4j2.configurationFile=file:{quiet}"
+        chosen = master or conf.get("spark.master") or os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]")
+        short = inputs is not None and chosen.startswith("local") and short_run(inputs)
+        if short:
+            java_options += " " + SHORT_RUN_JAVA_OPTION  # the user's own options below come later and win
+        if "spark.driver.extraJavaOptions" in conf:
+            java_options += " " + conf.pop("spark.driver.extraJavaOptions")
+        settings["spark.driver.extraJavaOptions"] = java_options
+        # read when pyspark launches the JVM (spark-submit --conf); --conf spark.driver.memory=... wins
+        settings["spark.driver.memory"] = conf.pop("spark.driver.memory", local_driver_memory())
+        if not master and "spark.master" not in conf:
+            settings["spark.master"] = os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]")
+        settings.update(LOCAL_DEFAULTS)
+        if short:
+            settings.update(short_run_conf())
+    else:
+        settings.update(
+            (key, value) for key, value in LOCAL_DEFAULTS.items() if key not in running and key not in LAPTOP_ONLY
+        )
+    if master:
+        settings["spark.master"] = master
+    settings.update(conf)
+    return settings
 
 
 def build_session(
@@ -85,43 +146,23 @@ def build_session(
     app_name: str = "kafka-forensics",
     inputs: Iterable[str] | None = None,
 ) -> SparkSession:
-    """Get or create the session. ``master`` None keeps what spark-submit set (or local[*]).
-    ``inputs``: what the command will read; a small local input on a local master gets a JVM
-    tuned for a short run (``short_run``).
+    """Get or create the session with ``session_settings``. ``master`` None keeps what spark-submit
+    set (or local[*]). ``inputs``: what the command will read; a small local input on a local master
+    that this call launches gets a JVM and SQL settings tuned for a short run (``short_run``).
 
-    Under spark-submit nothing it was given is overridden: no master, no driver options, and the
-    laptop defaults only for keys the submission left unset."""
-    conf = dict(conf or {})
-    submitted = launched_by_spark_submit()
-    builder = SparkSession.builder.appName(app_name)
-    preset: set[str] = set()
-    if submitted:
+    Under spark-submit, or in a process whose session is already running, nothing it was given is
+    overridden: no master, no driver options, and the laptop defaults only for keys it left unset."""
+    running = None
+    if launched_by_spark_submit():
         from pyspark import SparkConf
 
-        preset = {key for key, _ in SparkConf().getAll()}
+        running = dict(SparkConf().getAll())
     else:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-        quiet = resources.files("kafka_forensics.jobs") / "log4j2-quiet.properties"
-        java_options = f"-Dlog4j2.configurationFile=file:{quiet}"
-        chosen = master or conf.get("spark.master") or os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]")
-        if inputs is not None and chosen.startswith("local") and short_run(inputs):
-            java_options += " " + SHORT_RUN_JAVA_OPTION  # the user's own options below come later and win
-        if "spark.driver.extraJavaOptions" in conf:
-            java_options += " " + conf["spark.driver.extraJavaOptions"]
-        builder = builder.config("spark.driver.extraJavaOptions", java_options)
-        # read when pyspark launches the JVM (spark-submit --conf); --conf spark.driver.memory=... wins
-        builder = builder.config("spark.driver.memory", conf.pop("spark.driver.memory", local_driver_memory()))
-    if master:
-        builder = builder.master(master)
-    elif not submitted and "spark.master" not in conf:
-        builder = builder.master(os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]"))
-    for key, value in LOCAL_DEFAULTS.items():
-        if key not in preset and not (submitted and key in LAPTOP_ONLY):
-            builder = builder.config(key, value)
-    for key, value in conf.items():
-        if submitted or key != "spark.driver.extraJavaOptions":
-            builder = builder.config(key, value)
+    builder = SparkSession.builder.appName(app_name)
+    for key, value in session_settings(master, conf, inputs, running).items():
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     # Spark's own log stays off the terminal: a failed job is one sentence from the command
     # (--debug: the whole error); KAFKA_FORENSICS_SPARK_LOG_LEVEL=ERROR shows Spark's errors again.
