@@ -138,6 +138,20 @@ class VersionRange:
     last: Optional[KafkaVersion]
     kraft: bool = False
 
+    def __hash__(self) -> int:
+        """The fields' hash, worked out once: a range is a key of the per-line caches (legality, snapshot
+        invariants), and the dataclass hash would hash both versions' fields again on every line."""
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.first, self.last, self.kraft))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    def __getstate__(self) -> dict:
+        """Pickled (a broadcast cluster context) without the cached hash: ``hash(None)`` differs between
+        processes."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     @property
     def label(self) -> str:
         if self.kraft:

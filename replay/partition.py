@@ -29,7 +29,7 @@ from typing import Optional
 from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, VersionRange, range_for_line
 from kafka_forensics.statemachines.elections import is_unclean_leader_change, written_by_clean_election
 from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE, NO_LEADER
-from kafka_forensics.statemachines.legality import is_forbidden, previous_states
+from kafka_forensics.statemachines.legality import is_forbidden, legal_pairs, previous_states
 from kafka_forensics.statemachines.states import Entity
 from kafka_forensics.statemachines.states import PartitionState as P
 from kafka_forensics.statemachines.states import ReplicaState as R
@@ -39,7 +39,7 @@ from .epoch_checks import EpochChecks
 from .findings import ERROR, INFO, WARNING, Finding, consolidate, first_line, ref_of
 from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
 from .ordering import replay_order
-from .partition_checks import Progression, SnapshotInvariants, unclean_finding
+from .partition_checks import Progression, ReplicaGaps, SnapshotInvariants, unclean_finding
 from .partition_view import (
     BROKER_VIEW,
     BROKER_VIEW_TYPES,
@@ -149,6 +149,7 @@ class PartitionReplay(EpochChecks):
         self.invariants = SnapshotInvariants(dict(self.where))
         self.ctrl_progress = Progression(dict(self.where), kind="controller")
         self.broker_progress = Progression(dict(self.where), kind="broker_view")
+        self.replica_gaps = ReplicaGaps(dict(self.where))
         # every ISR seen, by incarnation: [(isr, version, leader epoch, ref)]; elections judged; the last
         # leader a controller decision or request named (broker views may show a new leader first)
         self.isr_seen: dict[int, list[tuple]] = {}
@@ -161,6 +162,8 @@ class PartitionReplay(EpochChecks):
         self.deleting = False
         self.vrange: Optional[VersionRange] = None
         self.ranges: dict[tuple, VersionRange] = {}  # (dialect, broker) -> range_for_line
+        # (dialect, broker) -> the legal (from, to) pairs of the partition and the replica machine in that range
+        self.legal: dict[tuple, tuple[Optional[frozenset], Optional[frozenset]]] = {}
         # per controller epoch
         self.generation: Optional[int] = None
         self.epoch: Optional[int] = None
@@ -197,7 +200,11 @@ class PartitionReplay(EpochChecks):
             self._end_of_epoch()
         self._flush_failures()  # an offline episode the logs do not see end
         findings = (
-            self.findings + self.invariants.findings() + self.ctrl_progress.findings() + self.broker_progress.findings()
+            self.findings
+            + self.replica_gaps.findings()
+            + self.invariants.findings()
+            + self.ctrl_progress.findings()
+            + self.broker_progress.findings()
         )
         replica_rows = [row for r in sorted(self.r_rows) for row in self.r_rows[r].rows]
         return ReplayResult(self.p_rows.rows, replica_rows, findings)
@@ -212,11 +219,11 @@ class PartitionReplay(EpochChecks):
         if source in (DECISION, CONTROLLER_VIEW, FAILURE):
             self.vrange = vrange
         if et == "partition_state_change":
-            self._partition_transition(epoch, event, vrange)
+            self._partition_transition(epoch, event, vrange, self.legal[key][0])
         elif et in ("partition_state_change_failed", "no_replica_alive"):
             self._partition_failure(epoch, event, vrange)
         elif et == "replica_state_change":
-            self._replica_transition(epoch, event, vrange)
+            self._replica_transition(epoch, event, vrange, self.legal[key][1])
         elif et == "replica_state_change_failed":
             self._replica_failure(epoch, event, vrange)
         elif et == "partition_isr_removed":
@@ -249,13 +256,15 @@ class PartitionReplay(EpochChecks):
 
     def _range_of(self, dialect: Optional[str], broker: Optional[int]) -> VersionRange:
         """The releases a line of ``dialect`` written by ``broker`` is judged against (``range_for_line``),
-        worked out once per (dialect, broker) of the partition: it depends on nothing else of the line."""
+        and the transitions they allow (``legal_pairs``), worked out once per (dialect, broker) of the
+        partition: they depend on nothing else of the line."""
         key = (dialect, broker)
         vrange = self.ranges.get(key)
         if vrange is None:
             vrange = self.ranges[key] = range_for_line(
                 dialect, self.ctx.version_of(broker), self.cfg.user_version, self.ctx.dated_range_of(broker)
             )
+            self.legal[key] = (legal_pairs(Entity.PARTITION, vrange), legal_pairs(Entity.REPLICA, vrange))
         return vrange
 
     # ---- controller epochs -------------------------------------------------------------------
@@ -306,9 +315,18 @@ class PartitionReplay(EpochChecks):
         self._check_offline_with_live_replicas()
 
     # ---- partition lines ---------------------------------------------------------------------
-    def _partition_transition(self, epoch: int, event: dict, vrange: VersionRange) -> None:
+    def _partition_transition(
+        self, epoch: int, event: dict, vrange: VersionRange, legal: Optional[frozenset[tuple[str, str]]]
+    ) -> None:
         src, dst = event.get("from_state"), event.get("to_state")
-        if src and dst and is_forbidden(Entity.PARTITION, src, dst, vrange):
+        # a legal pair is one set lookup; any other goes to is_forbidden (unknown names raise there)
+        if (
+            src
+            and dst
+            and legal is not None
+            and (src, dst) not in legal
+            and is_forbidden(Entity.PARTITION, src, dst, vrange)
+        ):
             self.findings.append(
                 Finding.make(
                     "illegal_transition",
@@ -638,12 +656,14 @@ class PartitionReplay(EpochChecks):
         self.topic_id = topic_id or self.topic_id
 
     # ---- replica lines -----------------------------------------------------------------------
-    def _replica_transition(self, epoch: int, event: dict, vrange: VersionRange) -> None:
+    def _replica_transition(
+        self, epoch: int, event: dict, vrange: VersionRange, legal: Optional[frozenset[tuple[str, str]]]
+    ) -> None:
         replica, src, dst = event.get("replica"), event.get("from_state"), event.get("to_state")
         self.replica_lines += 1
         if replica is None or not dst:
             return
-        if src and is_forbidden(Entity.REPLICA, src, dst, vrange):
+        if src and legal is not None and (src, dst) not in legal and is_forbidden(Entity.REPLICA, src, dst, vrange):
             self.findings.append(
                 Finding.make(
                     "illegal_transition",
@@ -717,20 +737,7 @@ class PartitionReplay(EpochChecks):
             allowed |= FAILOVER_REPLICA_STATES
         if src in allowed:
             return
-        self.findings.append(
-            Finding.make(
-                "state_gap",
-                WARNING,
-                f"line says replica {replica} was {src}, the replay has it {known['state']} since {known['ref']}: "
-                f"the lines in between are missing",
-                [known["ref"], ref_of(event)],
-                controller_epoch=epoch,
-                ts=event.get("ts"),
-                kind="from_state_mismatch",
-                replica=replica,
-                **self.where,
-            )
-        )
+        self.replica_gaps.found(epoch, replica, src, known["state"], known["ref"], ref_of(event), event.get("ts"))
 
     def _set_replica(self, epoch: int, event: dict, replica: int, state: str) -> None:
         known = self.replicas.get(replica)
@@ -830,34 +837,30 @@ def _int(text) -> Optional[int]:
         return None
 
 
-class _LineTimes:
-    """``file:line`` -> the line's timestamp, for ``consolidate``; worked out on the first question only
-    (a partition without findings never asks)."""
-
-    def __init__(self, events: list[dict]):
-        self.events = events
-        self.times: Optional[dict[str, Optional[datetime]]] = None
-
-    def get(self, ref: str) -> Optional[datetime]:
-        if self.times is None:
-            self.times = {ref_of(e): e.get("ts") for e in self.events}
-        return self.times.get(ref)
+def _line_times(events: list[dict]) -> dict[str, Optional[datetime]]:
+    """``file:line`` -> the line's timestamp, for ``consolidate`` (built only where there are findings)."""
+    return {ref_of(e): e.get("ts") for e in events}
 
 
 def replay_partition(events: list[dict], ctx: ClusterContext, cfg: ReplayConfig = ReplayConfig()) -> ReplayResult:
     """Replay every line of one partition (events of a single (cluster, topic, partition))."""
     if not events:
         return ReplayResult()
-    times = _LineTimes(events)
     if not has_metadata(events):
         result = PartitionReplay(events, ctx, cfg).run()
         found = kraft_unclean_lines(events, result.findings, cfg.cluster)  # KRaft logs without a dump
-        return ReplayResult(result.partition_intervals, result.replica_intervals, consolidate(found, times.get))
+        return ReplayResult(
+            result.partition_intervals,
+            result.replica_intervals,
+            consolidate(found, _line_times(events).get) if found else [],
+        )
     # KRaft metadata records are the partition's history (replay/kraft.py); the log lines
     # still go through the line replay for their own checks, but its timelines give way.
     kraft = replay_kraft_partition(events, ctx, cfg.cluster)
     lines = [e for e in events if e["event_type"] not in RECORD_TYPES]
-    found = PartitionReplay(lines, ctx, cfg).run().findings if lines else []
+    found = kraft.findings + (PartitionReplay(lines, ctx, cfg).run().findings if lines else [])
     return ReplayResult(
-        kraft.partition_intervals, kraft.replica_intervals, consolidate(kraft.findings + found, times.get)
+        kraft.partition_intervals,
+        kraft.replica_intervals,
+        consolidate(found, _line_times(events).get) if found else [],
     )

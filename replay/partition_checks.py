@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from datetime import datetime
 from operator import itemgetter
 from typing import Optional
 
@@ -237,7 +238,54 @@ class Progression:
         return out
 
 
-_IN_TIME = itemgetter(0, 1, 2, 3)  # a raised line's sort key (``Progression._found``)
+_IN_TIME = itemgetter(0, 1, 2, 3)  # a raised line's sort key (``Progression._found``, ``ReplicaGaps.found``)
+
+
+@dataclass
+class ReplicaGaps:
+    """Replica lines whose logged from-state is not the replayed one (lines are missing): one finding per
+    (controller epoch, replica), the episode ``consolidate`` makes of them.
+
+    In a log with missing lines almost every replica line can raise one, so, like ``Progression``, this
+    check keeps each line as a plain tuple and builds the one ``Finding`` that ``consolidate`` would have
+    made of a finding per line (same lines in the same order, span, anchor and the earliest line's summary)."""
+
+    where: dict
+    # (controller epoch, replica) -> [(ts is None, ts or MIN_TS, anchor, evidence, ts, logged state, replayed state)]
+    _raised: dict = field(default_factory=dict)
+
+    def found(
+        self, epoch: int, replica: int, logged: str, replayed: str, since: str, ref: str, ts: Optional[datetime]
+    ) -> None:
+        """The line ``ref`` says ``replica`` was ``logged``; the replay has it ``replayed`` since line ``since``."""
+        evidence = (since,) if ref == since else (since, ref)  # unique_refs of two known lines
+        self._raised.setdefault((epoch, replica), []).append(
+            (ts is None, ts or MIN_TS, since, evidence, ts, logged, replayed)
+        )
+
+    def findings(self) -> list[Finding]:
+        out = []
+        for (epoch, replica), lines in self._raised.items():
+            lines.sort(key=_IN_TIME)
+            _, _, anchor, _, _, logged, replayed = lines[0]
+            times = [line[4] for line in lines if line[4] is not None]
+            out.append(
+                Finding.make(
+                    "state_gap",
+                    WARNING,
+                    f"line says replica {replica} was {logged}, the replay has it {replayed} since {anchor}: "
+                    f"the lines in between are missing",
+                    unique_refs(ref for line in lines for ref in line[3]),
+                    controller_epoch=epoch,
+                    ts=min(times) if times else None,
+                    ts_end=max(times) if times else None,
+                    kind="from_state_mismatch",
+                    replica=replica,
+                    anchor=anchor,
+                    **self.where,
+                )
+            )
+        return out
 
 
 def _max(a: Optional[int], b: Optional[int]) -> Optional[int]:

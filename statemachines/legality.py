@@ -9,7 +9,7 @@ A KRaft controller has no partition/replica state machines: nothing is forbidden
 from __future__ import annotations
 
 import functools
-from typing import Union
+from typing import Optional, Union
 
 from kafka_forensics.core.eras import VersionRange
 from kafka_forensics.core.versions import VersionLike
@@ -30,6 +30,17 @@ def legal_transitions(vrange: VersionRange) -> frozenset[Transition]:
             for to_state, previous in rules.table(entity).items():
                 allowed.update((entity, p, to_state) for p in previous)
     return frozenset(allowed)
+
+
+@functools.lru_cache(maxsize=None)
+def legal_pairs(entity: Entity, vrange: VersionRange) -> Optional[frozenset[tuple[str, str]]]:
+    """``legal_transitions`` of ``entity`` as ``(from, to)`` state names, the set a logged pair is looked up in
+    (a line replay asks once per line); None where nothing is forbidden (KRaft, a range without releases).
+    A pair outside it is forbidden if both names are states: ``is_forbidden`` answers that, and raises
+    for a name that is none."""
+    if vrange.kraft or not vrange.checkpoints():
+        return None
+    return frozenset((src.value, dst.value) for kind, src, dst in legal_transitions(vrange) if kind is entity)
 
 
 @functools.lru_cache(maxsize=None)
@@ -73,4 +84,4 @@ def is_valid_transition(
     return not is_forbidden(entity, from_state, to_state, VersionRange(release, release))
 
 
-__all__ = ["is_forbidden", "is_valid_transition", "legal_transitions", "previous_states", "states_in"]
+__all__ = ["is_forbidden", "is_valid_transition", "legal_pairs", "legal_transitions", "previous_states", "states_in"]
