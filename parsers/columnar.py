@@ -639,21 +639,34 @@ def _header_records(text: pl.Series, plan: ColumnarPlan) -> pl.Series:
 
 
 def _header_columns(text: pl.Series, plan: ColumnarPlan) -> dict:
-    """The header values of the record lines (the record lines alone, in order)."""
-    record = _header_records(text, plan)
-    values: dict = {"record": record}
-    if plan.header is None or not record.any():
+    """The header values of the record lines (the record lines alone, in order).
+
+    The parts before and after the message are read on every line, and say which lines are
+    records without matching the whole line (whose free message in the middle makes that the
+    costliest pass): the header's message is any text, so a line is a record where both parts
+    match and do not overlap. Where they overlap, another reading of the part before could still
+    leave room; such a line has no certain column-wise answer and the block falls back."""
+    header = plan.header
+    if header is None or not len(text):
+        record = _header_records(text, plan)
         empty = pl.Series([], dtype=pl.String)
-        return {**values, "ts": empty, "level": empty, "body": empty, "logger": empty}
-    lines = text.filter(record)
-    before = lines.str.extract_groups(plan.header.before)
-    after = lines.str.extract_groups(plan.header.after)
-    for k, role in enumerate(plan.header.before_roles, start=2):
-        values[role] = before.struct.field(str(k))
-    for k, role in enumerate(plan.header.after_roles, start=2):
-        values[role] = after.struct.field(str(k))
+        return {"record": record, "ts": empty, "level": empty, "body": empty, "logger": empty}
+    before = text.str.extract_groups(header.before)
+    after = text.str.extract_groups(header.after)
     start = before.struct.field("1").str.len_chars()
-    values["body"] = lines.str.slice(start, lines.str.len_chars() - start - after.struct.field("1").str.len_chars())
+    end = after.struct.field("1").str.len_chars()
+    length = text.str.len_chars()
+    both = start.is_not_null() & end.is_not_null() & (text.str.len_bytes() == length)
+    record = (both & (start + end <= length)).fill_null(False).alias("record")
+    if (both & (start + end > length)).any():
+        raise _Fallback("a header whose parts overlap")
+    values: dict = {"record": record}
+    for k, role in enumerate(header.before_roles, start=2):
+        values[role] = before.struct.field(str(k)).filter(record)
+    for k, role in enumerate(header.after_roles, start=2):
+        values[role] = after.struct.field(str(k)).filter(record)
+    start, end, length = start.filter(record), end.filter(record), length.filter(record)
+    values["body"] = text.filter(record).str.slice(start, length - start - end)
     return values
 
 
