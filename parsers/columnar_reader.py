@@ -95,16 +95,9 @@ def read_block(data: bytes, first_line_no: int, max_line_bytes: int, final: bool
             for i in np.flatnonzero(undecodable).tolist():
                 patched[starts[i] : ends[i]] = b" " * int(ends[i] - starts[i])
             data = bytes(patched)
-    # each line with its newline; the newline and then one \r are cut column-wise
-    offsets = np.empty(n + 1, np.int64)
-    offsets[:n] = starts
-    offsets[n] = min(ends[-1] + 1, len(buf)) if n else 0
-    array = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data)])
-    text = pl.Series("text", array).str.strip_suffix("\n")
-    crlf_column = text.str.ends_with("\r")
-    text = text.str.strip_suffix("\r")
+    text, crlf = _text_column(np.frombuffer(data, np.uint8), starts, ends, data)
     # the lines the reference reader must decide one by one
-    care = undecodable | (text.str.len_bytes() > max_line_bytes).to_numpy()
+    care = undecodable | (ends - starts - crlf > max_line_bytes)
     if data.translate(None, _ALLOWED):
         care |= text.str.contains(_CONTROL).to_numpy()
     if n and (buf[starts] == 0xEF).any():
@@ -113,7 +106,7 @@ def read_block(data: bytes, first_line_no: int, max_line_bytes: int, final: bool
     block = LineBlock(
         text=text,
         line_no=line_no,
-        crlf=crlf_column.to_numpy().copy(),
+        crlf=crlf,
         bom=np.zeros(n, bool),
         ansi=np.zeros(n, np.int64),
         control=np.zeros(n, np.int64),
@@ -130,6 +123,38 @@ def read_block(data: bytes, first_line_no: int, max_line_bytes: int, final: bool
             block.crlf[i], block.bom[i], block.ansi[i], block.control[i] = line.crlf, line.bom, line.ansi, line.control
         block.text = block.text.scatter(careful, pl.Series(values, dtype=pl.String))
     return block
+
+
+_INLINE = 12  # Arrow's string view: a string up to this many bytes is held in its view itself
+_VIEW_BYTES = 1 << 31  # a view's offset into its data buffer is a signed 32-bit number
+
+
+def _text_column(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, data: bytes) -> tuple[pl.Series, np.ndarray]:
+    """The lines (``starts``/``ends`` exclude the newline; one trailing ``\\r`` is cut too, and
+    reported) as one string column over ``data`` itself: an Arrow string view per line (length,
+    then the text if it is short, else its first bytes and its offset in ``data``), which Polars
+    takes as it is. No copy of the text is made, and none is needed to cut the line ends."""
+    n = len(starts)
+    lengths = ends - starts
+    crlf = np.zeros(n, bool)
+    filled = np.flatnonzero(lengths)
+    crlf[filled] = buf[ends[filled] - 1] == 13
+    lengths -= crlf
+    if len(buf) >= _VIEW_BYTES:  # each line with its newline, both cut
+        offsets = np.append(starts, min(ends[-1] + 1, len(buf)))
+        array = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data)])
+        return pl.Series("text", array).str.strip_suffix("\n").str.strip_suffix("\r"), crlf
+    views = np.zeros((n, 16), np.uint8)
+    window = buf[np.minimum(starts[:, None] + np.arange(_INLINE), len(buf) - 1)]
+    window[np.arange(_INLINE)[None, :] >= lengths[:, None]] = 0
+    views[:, 4:] = window
+    words = views.view(np.int32)
+    words[:, 0] = lengths
+    long = lengths > _INLINE
+    words[long, 2] = 0  # the one data buffer
+    words[long, 3] = starts[long]
+    array = pa.Array.from_buffers(pa.string_view(), n, [None, pa.py_buffer(views), pa.py_buffer(data)])
+    return pl.Series("text", array), crlf
 
 
 def _valid_utf8(data: bytes) -> bool:
