@@ -380,7 +380,7 @@ class _Block:
         record_start, tooling_prefix = auto.record_start, auto.line_prefix
         headerless = self._headerless(others)
         not_a_record = self.plan.fast._not_a_record
-        texts = block.texts()
+        texts = dict(zip(others.tolist(), block.texts_at(others)))
         lines = _Lines(block)
         record_list = records.tolist()
         last_reference = -1

@@ -33,6 +33,7 @@ class LineBlock:
     control: np.ndarray  # int64
     problems: dict[int, tuple[str, str]] = field(default_factory=dict)  # index -> (problem, raw)
     _texts: list | None = None
+    _some: dict[int, str | None] = field(default_factory=dict)  # index -> text, of the lines asked for
 
     def __len__(self) -> int:
         return len(self.line_no)
@@ -47,6 +48,20 @@ class LineBlock:
             self._texts = self.text.to_list()
         return self._texts
 
+    def texts_at(self, indices: np.ndarray) -> list:
+        """The texts of the given lines only (a block's records never need theirs as Python
+        strings), kept for ``line``."""
+        found = self.text.gather(indices).to_list()
+        self._some.update(zip(indices.tolist(), found))
+        return found
+
+    def _text(self, i: int) -> str | None:
+        if self._texts is not None:
+            return self._texts[i]
+        if i not in self._some:
+            self._some[i] = self.text[i]
+        return self._some[i]
+
     def line(self, i: int) -> Line:
         """Line ``i`` as the reference reader makes it."""
         problem = self.problems.get(i)
@@ -54,7 +69,7 @@ class LineBlock:
             return Line(int(self.line_no[i]), None, bool(self.crlf[i]), problem[0], problem[1])
         return Line(
             int(self.line_no[i]),
-            self.texts()[i],
+            self._text(i),
             bool(self.crlf[i]),
             bom=bool(self.bom[i]),
             ansi=int(self.ansi[i]),
