@@ -58,7 +58,7 @@ from .columnar_assembly import Shape, assemble
 from .columnar_plan import DIGIT_RUN, ColumnarPlan, columnar_plan
 from .columnar_reader import LineBlock, line_bounds, read_block
 from .gc_pause import cyclic_gc_paused
-from .lines import CONTINUATION, QUARANTINE, RECORD, LineResult
+from .lines import CONTINUATION, NOT_A_RECORD, QUARANTINE, RECORD, LineResult
 from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .reader import GZIP_MAGIC, _decompress
 from .records import (
@@ -354,6 +354,7 @@ class _Block:
         self.reference_rows: dict[int, list] = {}  # line index → row built by the reference
         self.reference_prefix: dict[int, str | None] = {}
         self.stack: dict[int, list[str]] = {}  # record line index → its continuation texts
+        self.stack_lines: dict[int, list[int]] = {}  # record line index → those lines' indices
         self.joined: dict[int, int] = {}  # record line index → message lines joined to it
         self.attached: dict[int, list[int]] = {}  # record line index → line indices it took
 
@@ -373,50 +374,35 @@ class _Block:
         """``parse_lines``'s decisions for every line the header left, in file order. A line no
         record header can start (column-wise, a superset of every header's start) is classified
         by the reference's own answer for such lines (continuation or not a record) without
-        trying the headers one by one."""
+        trying the headers one by one, after the others (``_headerless_lines``): it changes no
+        state the others read."""
         ctx, block = self.ctx, self.block
         classify = ctx.classify
         auto = line_parser(AUTO, ctx.options.layout, False).primary  # as parse_lines
         record_start, tooling_prefix = auto.record_start, auto.line_prefix
         headerless = self._headerless(others)
-        not_a_record = self.plan.fast._not_a_record
         texts = dict(zip(others.tolist(), block.texts_at(others)))
         lines = _Lines(block)
         record_list = records.tolist()
         last_reference = -1
         skip_until = -1
-        for i in others.tolist():
+        joined: list[tuple[int, int]] = []  # (first, last) lines joined to a record's message
+        for i in np.setdiff1d(others, headerless, assume_unique=True).tolist():
             if i <= skip_until:
                 continue
             text = texts[i]
-            if i in headerless:
-                parsed: LineResult = not_a_record(text)
-            elif text is None:
+            if text is None:
                 line = block.line(i)
                 self._quarantine(line.line_no, line.raw or "", line.problem or "unreadable line")
                 continue
-            else:
-                parsed = classify(text)
+            parsed = classify(text)
             message_lines = 0
             if parsed.kind == QUARANTINE and record_start.match(text):
                 parsed, message_lines = _join_message_lines(classify, record_start, tooling_prefix, lines, i, parsed)
             at = bisect.bisect_left(record_list, i) - 1
             current = max(record_list[at] if at >= 0 else -1, last_reference)
-            prefix = self.reference_prefix.get(current) if current == last_reference else None
-            if parsed.kind != RECORD and prefix and text.startswith(prefix):
-                inner = text[len(prefix) :]
-                if classify(inner).kind == CONTINUATION:
-                    parsed = LineResult(CONTINUATION, message=inner)
-            if parsed.kind == CONTINUATION:
-                if current < 0:
-                    self._quarantine(int(block.line_no[i]), text, ORPHAN)
-                else:
-                    self.counts["continuation_lines"] += 1
-                    self.stack.setdefault(current, []).append(parsed.message if parsed.message is not None else text)
-                    self.attached.setdefault(current, []).append(i)
-                continue
-            if parsed.kind == QUARANTINE:
-                self._quarantine(int(block.line_no[i]), text, parsed.reason or "not a log record")
+            if parsed.kind != RECORD:
+                self._not_a_record(i, text, parsed, current if current == last_reference else -1, current)
                 continue
             line = block.line(i)
             try:
@@ -432,17 +418,87 @@ class _Block:
                 self.counts["continuation_lines"] += message_lines
                 self.attached.setdefault(i, []).extend(range(i + 1, i + 1 + message_lines))
                 skip_until = i + message_lines
+                joined.append((i + 1, skip_until))
+        if headerless.size:
+            self._headerless_lines(headerless, texts, records, joined)
 
-    def _headerless(self, others: np.ndarray) -> set[int]:
+    def _not_a_record(self, i: int, text: str, parsed: LineResult, reference: int, current: int) -> None:
+        """Line ``i`` is no record: a continuation of the record ``current`` (-1: none), or
+        quarantined. ``reference``: ``current`` if the reference built it (its tooling prefix, if
+        any, may lead the line)."""
+        prefix = self.reference_prefix.get(reference) if reference >= 0 else None
+        if prefix and text.startswith(prefix):
+            inner = text[len(prefix) :]
+            if self.ctx.classify(inner).kind == CONTINUATION:
+                parsed = LineResult(CONTINUATION, message=inner)
+        if parsed.kind == CONTINUATION:
+            if current < 0:
+                self._quarantine(int(self.block.line_no[i]), text, ORPHAN)
+            else:
+                self.counts["continuation_lines"] += 1
+                self.stack.setdefault(current, []).append(parsed.message if parsed.message is not None else text)
+                self.stack_lines.setdefault(current, []).append(i)
+                self.attached.setdefault(current, []).append(i)
+            return
+        self._quarantine(int(self.block.line_no[i]), text, parsed.reason or "not a log record")
+
+    def _headerless_lines(
+        self, headerless: np.ndarray, texts: dict, records: np.ndarray, joined: list[tuple[int, int]]
+    ) -> None:
+        """``_not_a_record`` for the lines no header can start, column-wise: each one's record is
+        the latest record line or reference row before it; its kind is the continuation regex's
+        answer (``lines.FastLineParser._not_a_record``). Lines joined to a record's message are
+        not lines of their own; a line after a reference row with a tooling prefix is decided
+        one by one (the prefix may lead it)."""
+        if joined:
+            first, last = np.array(joined).T
+            at = np.searchsorted(first, headerless, "right") - 1
+            inside = (at >= 0) & (headerless <= last[np.maximum(at, 0)])
+            headerless = headerless[~inside]
+        if not headerless.size:
+            return
+        anchors = np.union1d(records, np.fromiter(self.reference_rows, np.int64, len(self.reference_rows)))
+        at = np.searchsorted(anchors, headerless) - 1
+        current = np.where(at >= 0, anchors[np.maximum(at, 0)], -1)
+        line_texts = [texts[i] for i in headerless.tolist()]
+        continuation = self.plan.fast.primary.continuation.match
+        is_continuation = np.fromiter((continuation(t) is not None for t in line_texts), bool, len(line_texts))
+        prefixed = [r for r, prefix in self.reference_prefix.items() if prefix]
+        one_by_one = np.isin(current, prefixed) if prefixed else np.zeros(len(current), bool)
+        for k in np.flatnonzero(~is_continuation | (current < 0) | one_by_one).tolist():
+            i, c = int(headerless[k]), int(current[k])
+            parsed = LineResult(CONTINUATION) if is_continuation[k] else LineResult(QUARANTINE, reason=NOT_A_RECORD)
+            self._not_a_record(i, line_texts[k], parsed, c if c in self.reference_prefix else -1, c)
+        attach = np.flatnonzero(is_continuation & (current >= 0) & ~one_by_one)
+        if not attach.size:
+            return
+        self.counts["continuation_lines"] += int(attach.size)
+        owners = current[attach]
+        cuts = [*np.flatnonzero(owners[1:] != owners[:-1]) + 1, len(attach)]  # runs: lines ascend, so owners do
+        start = 0
+        for end in cuts:
+            owner, run = int(owners[start]), attach[start:end]
+            run_lines = headerless[run].tolist()
+            run_texts = [line_texts[k] for k in run.tolist()]
+            if owner in self.stack:  # lines the loop attached too: line order
+                merged = sorted(zip([*self.stack_lines[owner], *run_lines], [*self.stack[owner], *run_texts]))
+                self.stack_lines[owner] = [i for i, _ in merged]
+                self.stack[owner] = [t for _, t in merged]
+            else:
+                self.stack[owner], self.stack_lines[owner] = run_texts, run_lines
+            self.attached.setdefault(owner, []).extend(run_lines)
+            start = end
+
+    def _headerless(self, others: np.ndarray) -> np.ndarray:
         """The readable ASCII lines among ``others`` that no record header (of the dialect or of
         any era, ``parse_lines``'s join test) can start, by a column-wise superset filter."""
         starts = self.plan.record_starts
         if starts is None or len(others) < SMALL:
-            return set()
+            return others[:0]
         text = self.block.text.gather(others)
         ascii_line = text.str.len_bytes() == text.str.len_chars()
         maybe = (text.str.contains(starts) | ~ascii_line).fill_null(True).to_numpy()
-        return set(others[~maybe].tolist())
+        return others[~maybe]
 
     def _quarantine(self, line_no: int, raw: str, reason: str) -> None:
         self.counts["quarantined"] += 1
