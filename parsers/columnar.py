@@ -211,7 +211,7 @@ def parse_range(
             cut = len(pending) if done else _block_end(pending, pos, plan, options)
             if cut is None:
                 break  # read on: no record line to end a block at yet
-            block = read_block(pending[pos:cut], line_no, options.max_line_bytes, final=done)
+            block = read_block(memoryview(pending)[pos:cut], line_no, options.max_line_bytes, final=done)
             pos = cut
             if not len(block):
                 continue

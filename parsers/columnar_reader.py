@@ -92,12 +92,14 @@ def line_bounds(buf: np.ndarray, final: bool) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends
 
 
-_ALLOWED = bytes([9, 10, 13, *range(32, 127), *range(128, 256)])  # everything but control characters
+_CONTROL_BYTE = np.ones(256, bool)  # control characters: all but tab, newline, CR, printable, non-ASCII
+_CONTROL_BYTE[[9, 10, 13, *range(32, 127), *range(128, 256)]] = False
 _CONTROL = "[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F]"  # reader._CONTROL, column-wise
 
 
-def read_block(data: bytes, first_line_no: int, max_line_bytes: int, final: bool = True) -> LineBlock:
-    """Lines of ``data`` (whole lines; see ``line_bounds``), numbered from ``first_line_no``."""
+def read_block(data: bytes | memoryview, first_line_no: int, max_line_bytes: int, final: bool = True) -> LineBlock:
+    """Lines of ``data`` (whole lines; see ``line_bounds``), numbered from ``first_line_no``. A
+    memoryview of a larger buffer is read in place (the text column refers to it, no copy)."""
     buf = np.frombuffer(data, np.uint8)
     starts, ends = line_bounds(buf, final)
     n = len(starts)
@@ -113,7 +115,7 @@ def read_block(data: bytes, first_line_no: int, max_line_bytes: int, final: bool
     text, crlf = _text_column(np.frombuffer(data, np.uint8), starts, ends, data)
     # the lines the reference reader must decide one by one
     care = undecodable | (ends - starts - crlf > max_line_bytes)
-    if data.translate(None, _ALLOWED):
+    if _has_control(buf):
         care |= text.str.contains(_CONTROL).to_numpy()
     if n and (buf[starts] == 0xEF).any():
         care |= text.str.starts_with("\ufeff").to_numpy()
@@ -131,7 +133,7 @@ def read_block(data: bytes, first_line_no: int, max_line_bytes: int, final: bool
         original = bytes(buf) if undecodable.any() else data
         values = []
         for i in careful.tolist():
-            line = _line(int(line_no[i]), original[starts[i] : ends[i]], max_line_bytes)
+            line = _line(int(line_no[i]), bytes(original[starts[i] : ends[i]]), max_line_bytes)
             values.append(line.text)
             if line.text is None:
                 block.problems[i] = (line.problem or "", line.raw or "")
@@ -144,7 +146,9 @@ _INLINE = 12  # Arrow's string view: a string up to this many bytes is held in i
 _VIEW_BYTES = 1 << 31  # a view's offset into its data buffer is a signed 32-bit number
 
 
-def _text_column(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, data: bytes) -> tuple[pl.Series, np.ndarray]:
+def _text_column(
+    buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, data: bytes | memoryview
+) -> tuple[pl.Series, np.ndarray]:
     """The lines (``starts``/``ends`` exclude the newline; one trailing ``\\r`` is cut too, and
     reported) as one string column over ``data`` itself: an Arrow string view per line (length,
     then the text if it is short, else its first bytes and its offset in ``data``), which Polars
@@ -172,7 +176,17 @@ def _text_column(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, data: by
     return pl.Series("text", array), crlf
 
 
-def _valid_utf8(data: bytes) -> bool:
+def _has_control(buf: np.ndarray, step: int = 1 << 20) -> bool:
+    """Whether any byte is a control character (read in steps: no temporary the size of ``buf``)."""
+    for start in range(0, len(buf), step):
+        piece = buf[start : start + step]
+        low = piece[(piece < 32) | (piece == 127)]  # newlines and the odd tab, mostly
+        if _CONTROL_BYTE[low].any():
+            return True
+    return False
+
+
+def _valid_utf8(data: bytes | memoryview) -> bool:
     offsets = np.array([0, len(data)], np.int64).tobytes()
     whole = pa.Array.from_buffers(pa.large_string(), 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
     try:
@@ -182,11 +196,11 @@ def _valid_utf8(data: bytes) -> bool:
     return True
 
 
-def _decodable(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def _decodable(data: bytes | memoryview, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     ok = np.ones(len(starts), bool)
     for k, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
         try:
-            data[s:e].decode("utf-8")
+            bytes(data[s:e]).decode("utf-8")
         except UnicodeDecodeError:
             ok[k] = False
     return ok
