@@ -957,12 +957,19 @@ class _Classifier:
         column = np.asarray(rows)
         candidate = np.full(len(column), -1, np.int32)
         open_rows = np.flatnonzero(rest.gather(column).str.contains(grammar.generic_filter).fill_null(False).to_numpy())
-        for k, template in enumerate(grammar.generic_templates):
-            if not open_rows.size:
-                break
-            hit = rest.gather(column[open_rows]).str.contains(template.vector.pattern).fill_null(False).to_numpy()
-            candidate[open_rows[hit]] = k
-            open_rows = open_rows[~hit]
+        if open_rows.size:  # every template's translation in one Polars call: the first that accepts
+            text = pl.col("rest")
+            hits = (
+                rest.gather(column[open_rows])
+                .to_frame("rest")
+                .select(
+                    text.str.contains(t.vector.pattern).fill_null(False).alias(str(k))
+                    for k, t in enumerate(grammar.generic_templates)
+                )
+                .to_numpy()
+            )
+            accepted = hits.any(axis=1)
+            candidate[open_rows[accepted]] = hits.argmax(axis=1)[accepted]
         matched = np.zeros(len(column), bool)
         for k in np.unique(candidate[candidate >= 0]).tolist():
             template = grammar.generic_templates[k]
