@@ -4,9 +4,10 @@ Why: per line, ``parse_file`` spends most of its time in the Python around its r
 LineResult, a dict of fields, a row list, then Arrow conversion). Here a block of lines is one
 column and every step runs over all its lines at once:
 
-1. **lines** (``columnar_reader``): numpy newline offsets, one Arrow string column;
-2. **header**: the fast path's header regex, translated (exactly) for Polars: which lines are
-   records and their timestamp, level, message and logger;
+1. **lines** (``columnar_reader``): numpy newline offsets, one column of Arrow string views over
+   the bytes themselves (no copy);
+2. **header**: the fast path's header regex, translated (exactly) for Polars, as its parts before
+   and after the message: which lines are records and their timestamp, level, message and logger;
 3. **identity prefix**: the ``ident`` expansions in grammar order, exact ones column-wise, the
    others (e.g. ``OTHER_IDENT``'s lookahead) by the fast path's own regex on the rows they may match;
 4. **template**: the first template (in the fast path's order) whose skeleton (literal text, digit

@@ -2,8 +2,8 @@
 
 ``reader.py`` is the reference (its module docstring lists the seven per-line steps). Here the
 common case is done for all lines at once: newline offsets from numpy, one trailing ``\\r``
-removed, and the texts become one Arrow string column over a copy of the bytes without the line
-ends (no Python string per line). Only the lines that need a per-line decision go through the
+removed, and the texts become one column of Arrow string views over the bytes themselves, line
+ends left out (no copy, no Python string per line). Only the lines that need a per-line decision go through the
 reference's own ``_line``: a line over the size limit, invalid UTF-8, a byte-order mark at the
 start, or any control character (which includes ESC, so every ANSI escape). Their results
 replace those lines, so every line is exactly what ``read_lines`` makes of it.
