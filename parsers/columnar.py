@@ -111,10 +111,10 @@ class _Fallback(Exception):
 # Below this many lines a plain file is parsed row by row (``parse_file``): the column-wise parse has
 # a fixed cost per file, per grammar and per field (a few Polars queries each) that only a large file
 # pays back. Measured in one run on the same lines (bench/RESULTS.md, issue 15, 2026-11-26, branch
-# colreal): on the generated 2.4 log the columnar parse is 0.24x the row-by-row path at 200 lines,
-# 1.16x at 3,000 and 1.82x at 10,000; on the real corpus mixed 0.29x, 0.79x and 1.30x (crossovers near
-# 3,000 and 5,000 lines). The rows are the same either way
-# (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
+# colreal2): on the generated 2.4 log the columnar parse is 0.21x the row-by-row path at 200 lines,
+# 1.21x at 3,000 and 1.93x at 10,000; on the real corpus mixed 0.28x, 0.91x and 1.40x (crossovers near
+# 2,500 and 3,500 lines; between those and 5,000 it would gain about 10 % at most). The rows are the
+# same either way (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
 ROW_BY_ROW_BELOW = 5_000
 
 
