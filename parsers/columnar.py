@@ -4,9 +4,10 @@ Why: per line, ``parse_file`` spends most of its time in the Python around its r
 LineResult, a dict of fields, a row list, then Arrow conversion). Here a block of lines is one
 column and every step runs over all its lines at once:
 
-1. **lines** (``columnar_reader``): numpy newline offsets, one Arrow string column;
-2. **header**: the fast path's header regex, translated (exactly) for Polars: which lines are
-   records and their timestamp, level, message and logger;
+1. **lines** (``columnar_reader``): numpy newline offsets, one column of Arrow string views over
+   the bytes themselves (no copy);
+2. **header**: the fast path's header regex, translated (exactly) for Polars, as its parts before
+   and after the message: which lines are records and their timestamp, level, message and logger;
 3. **identity prefix**: the ``ident`` expansions in grammar order, exact ones column-wise, the
    others (e.g. ``OTHER_IDENT``'s lookahead) by the fast path's own regex on the rows they may match;
 4. **template**: the first template (in the fast path's order) whose skeleton (literal text, digit
@@ -58,7 +59,7 @@ from .columnar_assembly import Shape, assemble
 from .columnar_plan import DIGIT_RUN, ColumnarPlan, columnar_plan
 from .columnar_reader import LineBlock, line_bounds, read_block
 from .gc_pause import cyclic_gc_paused
-from .lines import CONTINUATION, QUARANTINE, RECORD, LineResult
+from .lines import CONTINUATION, NOT_A_RECORD, QUARANTINE, RECORD, LineResult
 from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .reader import GZIP_MAGIC, _decompress
 from .records import (
@@ -110,10 +111,10 @@ class _Fallback(Exception):
 # Below this many lines a plain file is parsed row by row (``parse_file``): the column-wise parse has
 # a fixed cost per file, per grammar and per field (a few Polars queries each) that only a large file
 # pays back. Measured in one run on the same lines (bench/RESULTS.md, issue 15, 2026-11-26, branch
-# colreal): on the generated 2.4 log the columnar parse is 0.24x the row-by-row path at 200 lines,
-# 1.16x at 3,000 and 1.82x at 10,000; on the real corpus mixed 0.29x, 0.79x and 1.30x (crossovers near
-# 3,000 and 5,000 lines). The rows are the same either way
-# (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
+# colreal2): on the generated 2.4 log the columnar parse is 0.21x the row-by-row path at 200 lines,
+# 1.21x at 3,000 and 1.93x at 10,000; on the real corpus mixed 0.28x, 0.91x and 1.40x (crossovers near
+# 2,500 and 3,500 lines; between those and 5,000 it would gain about 10 % at most). The rows are the
+# same either way (tests/parsers/test_columnar.py runs the column-wise path on small inputs too).
 ROW_BY_ROW_BELOW = 5_000
 
 
@@ -211,7 +212,7 @@ def parse_range(
             cut = len(pending) if done else _block_end(pending, pos, plan, options)
             if cut is None:
                 break  # read on: no record line to end a block at yet
-            block = read_block(pending[pos:cut], line_no, options.max_line_bytes, final=done)
+            block = read_block(memoryview(pending)[pos:cut], line_no, options.max_line_bytes, final=done)
             pos = cut
             if not len(block):
                 continue
@@ -354,6 +355,7 @@ class _Block:
         self.reference_rows: dict[int, list] = {}  # line index → row built by the reference
         self.reference_prefix: dict[int, str | None] = {}
         self.stack: dict[int, list[str]] = {}  # record line index → its continuation texts
+        self.stack_lines: dict[int, list[int]] = {}  # record line index → those lines' indices
         self.joined: dict[int, int] = {}  # record line index → message lines joined to it
         self.attached: dict[int, list[int]] = {}  # record line index → line indices it took
 
@@ -373,50 +375,35 @@ class _Block:
         """``parse_lines``'s decisions for every line the header left, in file order. A line no
         record header can start (column-wise, a superset of every header's start) is classified
         by the reference's own answer for such lines (continuation or not a record) without
-        trying the headers one by one."""
+        trying the headers one by one, after the others (``_headerless_lines``): it changes no
+        state the others read."""
         ctx, block = self.ctx, self.block
         classify = ctx.classify
         auto = line_parser(AUTO, ctx.options.layout, False).primary  # as parse_lines
         record_start, tooling_prefix = auto.record_start, auto.line_prefix
         headerless = self._headerless(others)
-        not_a_record = self.plan.fast._not_a_record
-        texts = block.texts()
+        texts = dict(zip(others.tolist(), block.texts_at(others)))
         lines = _Lines(block)
         record_list = records.tolist()
         last_reference = -1
         skip_until = -1
-        for i in others.tolist():
+        joined: list[tuple[int, int]] = []  # (first, last) lines joined to a record's message
+        for i in np.setdiff1d(others, headerless, assume_unique=True).tolist():
             if i <= skip_until:
                 continue
             text = texts[i]
-            if i in headerless:
-                parsed: LineResult = not_a_record(text)
-            elif text is None:
+            if text is None:
                 line = block.line(i)
                 self._quarantine(line.line_no, line.raw or "", line.problem or "unreadable line")
                 continue
-            else:
-                parsed = classify(text)
+            parsed = classify(text)
             message_lines = 0
             if parsed.kind == QUARANTINE and record_start.match(text):
                 parsed, message_lines = _join_message_lines(classify, record_start, tooling_prefix, lines, i, parsed)
             at = bisect.bisect_left(record_list, i) - 1
             current = max(record_list[at] if at >= 0 else -1, last_reference)
-            prefix = self.reference_prefix.get(current) if current == last_reference else None
-            if parsed.kind != RECORD and prefix and text.startswith(prefix):
-                inner = text[len(prefix) :]
-                if classify(inner).kind == CONTINUATION:
-                    parsed = LineResult(CONTINUATION, message=inner)
-            if parsed.kind == CONTINUATION:
-                if current < 0:
-                    self._quarantine(int(block.line_no[i]), text, ORPHAN)
-                else:
-                    self.counts["continuation_lines"] += 1
-                    self.stack.setdefault(current, []).append(parsed.message if parsed.message is not None else text)
-                    self.attached.setdefault(current, []).append(i)
-                continue
-            if parsed.kind == QUARANTINE:
-                self._quarantine(int(block.line_no[i]), text, parsed.reason or "not a log record")
+            if parsed.kind != RECORD:
+                self._not_a_record(i, text, parsed, current if current == last_reference else -1, current)
                 continue
             line = block.line(i)
             try:
@@ -432,17 +419,87 @@ class _Block:
                 self.counts["continuation_lines"] += message_lines
                 self.attached.setdefault(i, []).extend(range(i + 1, i + 1 + message_lines))
                 skip_until = i + message_lines
+                joined.append((i + 1, skip_until))
+        if headerless.size:
+            self._headerless_lines(headerless, texts, records, joined)
 
-    def _headerless(self, others: np.ndarray) -> set[int]:
+    def _not_a_record(self, i: int, text: str, parsed: LineResult, reference: int, current: int) -> None:
+        """Line ``i`` is no record: a continuation of the record ``current`` (-1: none), or
+        quarantined. ``reference``: ``current`` if the reference built it (its tooling prefix, if
+        any, may lead the line)."""
+        prefix = self.reference_prefix.get(reference) if reference >= 0 else None
+        if prefix and text.startswith(prefix):
+            inner = text[len(prefix) :]
+            if self.ctx.classify(inner).kind == CONTINUATION:
+                parsed = LineResult(CONTINUATION, message=inner)
+        if parsed.kind == CONTINUATION:
+            if current < 0:
+                self._quarantine(int(self.block.line_no[i]), text, ORPHAN)
+            else:
+                self.counts["continuation_lines"] += 1
+                self.stack.setdefault(current, []).append(parsed.message if parsed.message is not None else text)
+                self.stack_lines.setdefault(current, []).append(i)
+                self.attached.setdefault(current, []).append(i)
+            return
+        self._quarantine(int(self.block.line_no[i]), text, parsed.reason or "not a log record")
+
+    def _headerless_lines(
+        self, headerless: np.ndarray, texts: dict, records: np.ndarray, joined: list[tuple[int, int]]
+    ) -> None:
+        """``_not_a_record`` for the lines no header can start, column-wise: each one's record is
+        the latest record line or reference row before it; its kind is the continuation regex's
+        answer (``lines.FastLineParser._not_a_record``). Lines joined to a record's message are
+        not lines of their own; a line after a reference row with a tooling prefix is decided
+        one by one (the prefix may lead it)."""
+        if joined:
+            first, last = np.array(joined).T
+            at = np.searchsorted(first, headerless, "right") - 1
+            inside = (at >= 0) & (headerless <= last[np.maximum(at, 0)])
+            headerless = headerless[~inside]
+        if not headerless.size:
+            return
+        anchors = np.union1d(records, np.fromiter(self.reference_rows, np.int64, len(self.reference_rows)))
+        at = np.searchsorted(anchors, headerless) - 1
+        current = np.where(at >= 0, anchors[np.maximum(at, 0)], -1)
+        line_texts = [texts[i] for i in headerless.tolist()]
+        continuation = self.plan.fast.primary.continuation.match
+        is_continuation = np.fromiter((continuation(t) is not None for t in line_texts), bool, len(line_texts))
+        prefixed = [r for r, prefix in self.reference_prefix.items() if prefix]
+        one_by_one = np.isin(current, prefixed) if prefixed else np.zeros(len(current), bool)
+        for k in np.flatnonzero(~is_continuation | (current < 0) | one_by_one).tolist():
+            i, c = int(headerless[k]), int(current[k])
+            parsed = LineResult(CONTINUATION) if is_continuation[k] else LineResult(QUARANTINE, reason=NOT_A_RECORD)
+            self._not_a_record(i, line_texts[k], parsed, c if c in self.reference_prefix else -1, c)
+        attach = np.flatnonzero(is_continuation & (current >= 0) & ~one_by_one)
+        if not attach.size:
+            return
+        self.counts["continuation_lines"] += int(attach.size)
+        owners = current[attach]
+        cuts = [*np.flatnonzero(owners[1:] != owners[:-1]) + 1, len(attach)]  # runs: lines ascend, so owners do
+        start = 0
+        for end in cuts:
+            owner, run = int(owners[start]), attach[start:end]
+            run_lines = headerless[run].tolist()
+            run_texts = [line_texts[k] for k in run.tolist()]
+            if owner in self.stack:  # lines the loop attached too: line order
+                merged = sorted(zip([*self.stack_lines[owner], *run_lines], [*self.stack[owner], *run_texts]))
+                self.stack_lines[owner] = [i for i, _ in merged]
+                self.stack[owner] = [t for _, t in merged]
+            else:
+                self.stack[owner], self.stack_lines[owner] = run_texts, run_lines
+            self.attached.setdefault(owner, []).extend(run_lines)
+            start = end
+
+    def _headerless(self, others: np.ndarray) -> np.ndarray:
         """The readable ASCII lines among ``others`` that no record header (of the dialect or of
         any era, ``parse_lines``'s join test) can start, by a column-wise superset filter."""
         starts = self.plan.record_starts
         if starts is None or len(others) < SMALL:
-            return set()
+            return others[:0]
         text = self.block.text.gather(others)
         ascii_line = text.str.len_bytes() == text.str.len_chars()
         maybe = (text.str.contains(starts) | ~ascii_line).fill_null(True).to_numpy()
-        return set(others[~maybe].tolist())
+        return others[~maybe]
 
     def _quarantine(self, line_no: int, raw: str, reason: str) -> None:
         self.counts["quarantined"] += 1
@@ -639,21 +696,34 @@ def _header_records(text: pl.Series, plan: ColumnarPlan) -> pl.Series:
 
 
 def _header_columns(text: pl.Series, plan: ColumnarPlan) -> dict:
-    """The header values of the record lines (the record lines alone, in order)."""
-    record = _header_records(text, plan)
-    values: dict = {"record": record}
-    if plan.header is None or not record.any():
+    """The header values of the record lines (the record lines alone, in order).
+
+    The parts before and after the message are read on every line, and say which lines are
+    records without matching the whole line (whose free message in the middle makes that the
+    costliest pass): the header's message is any text, so a line is a record where both parts
+    match and do not overlap. Where they overlap, another reading of the part before could still
+    leave room; such a line has no certain column-wise answer and the block falls back."""
+    header = plan.header
+    if header is None or not len(text):
+        record = _header_records(text, plan)
         empty = pl.Series([], dtype=pl.String)
-        return {**values, "ts": empty, "level": empty, "body": empty, "logger": empty}
-    lines = text.filter(record)
-    before = lines.str.extract_groups(plan.header.before)
-    after = lines.str.extract_groups(plan.header.after)
-    for k, role in enumerate(plan.header.before_roles, start=2):
-        values[role] = before.struct.field(str(k))
-    for k, role in enumerate(plan.header.after_roles, start=2):
-        values[role] = after.struct.field(str(k))
+        return {"record": record, "ts": empty, "level": empty, "body": empty, "logger": empty}
+    before = text.str.extract_groups(header.before)
+    after = text.str.extract_groups(header.after)
     start = before.struct.field("1").str.len_chars()
-    values["body"] = lines.str.slice(start, lines.str.len_chars() - start - after.struct.field("1").str.len_chars())
+    end = after.struct.field("1").str.len_chars()
+    length = text.str.len_chars()
+    both = start.is_not_null() & end.is_not_null() & (text.str.len_bytes() == length)
+    record = (both & (start + end <= length)).fill_null(False).alias("record")
+    if (both & (start + end > length)).any():
+        raise _Fallback("a header whose parts overlap")
+    values: dict = {"record": record}
+    for k, role in enumerate(header.before_roles, start=2):
+        values[role] = before.struct.field(str(k)).filter(record)
+    for k, role in enumerate(header.after_roles, start=2):
+        values[role] = after.struct.field(str(k)).filter(record)
+    start, end, length = start.filter(record), end.filter(record), length.filter(record)
+    values["body"] = text.filter(record).str.slice(start, length - start - end)
     return values
 
 
@@ -888,12 +958,19 @@ class _Classifier:
         column = np.asarray(rows)
         candidate = np.full(len(column), -1, np.int32)
         open_rows = np.flatnonzero(rest.gather(column).str.contains(grammar.generic_filter).fill_null(False).to_numpy())
-        for k, template in enumerate(grammar.generic_templates):
-            if not open_rows.size:
-                break
-            hit = rest.gather(column[open_rows]).str.contains(template.vector.pattern).fill_null(False).to_numpy()
-            candidate[open_rows[hit]] = k
-            open_rows = open_rows[~hit]
+        if open_rows.size:  # every template's translation in one Polars call: the first that accepts
+            text = pl.col("rest")
+            hits = (
+                rest.gather(column[open_rows])
+                .to_frame("rest")
+                .select(
+                    text.str.contains(t.vector.pattern).fill_null(False).alias(str(k))
+                    for k, t in enumerate(grammar.generic_templates)
+                )
+                .to_numpy()
+            )
+            accepted = hits.any(axis=1)
+            candidate[open_rows[accepted]] = hits.argmax(axis=1)[accepted]
         matched = np.zeros(len(column), bool)
         for k in np.unique(candidate[candidate >= 0]).tolist():
             template = grammar.generic_templates[k]

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pytest
 
 from kafka_forensics.core.tables import EVENTS_SCHEMA
-from kafka_forensics.parsers import columnar, columnar_assembly, columnar_fields
+from kafka_forensics.parsers import columnar, columnar_assembly, columnar_fields, columnar_reader
 from kafka_forensics.parsers.columnar import parse_file_columnar
 from kafka_forensics.parsers.columnar_plan import columnar_plan, digit_runs_as_zero
 from kafka_forensics.parsers.lines import RECORD
@@ -45,8 +45,9 @@ def mode(request, monkeypatch):
         monkeypatch.setattr(columnar, "SMALL", 0)
         monkeypatch.setattr(columnar_assembly, "FEW_ROWS", 0)
         monkeypatch.setattr(columnar_fields, "FEW_TEXTS", 0)
-    if request.param == "small_blocks":
+    if request.param == "small_blocks":  # and the lines copied into a plain string column (blocks over 2 GiB)
         monkeypatch.setattr(columnar, "BLOCK_BYTES", 4096)
+        monkeypatch.setattr(columnar_reader, "_VIEW_BYTES", 0)
     return request.param
 
 
