@@ -42,6 +42,8 @@ def _real_lines(count: int) -> list[str]:
     corpus = []
     for path in sorted(REAL_LOGS.glob("*.log")):
         corpus.extend(path.read_text(encoding="utf-8").replace("\r\n", "\n").splitlines())
+    if not corpus:  # a checkout without ../shared beside it (e.g. a worktree under /tmp)
+        raise SystemExit(f"the real-log corpus is missing: {REAL_LOGS} (the repository must sit beside shared/)")
     return (corpus * (count // len(corpus) + 1))[:count]
 
 
