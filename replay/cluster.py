@@ -515,7 +515,7 @@ def _collect_versions(ctx: ClusterContext, events: list[dict]) -> None:
 
 def _collect_brokers(ctx: ClusterContext, events: list[dict]) -> None:
     per_broker: dict[int, list[tuple[datetime, str, str]]] = {}
-    sources: dict[int, list[str]] = {}  # the event type of each of per_broker's changes
+    recorded: dict[int, list[tuple[datetime, str, str]]] = {}  # the changes metadata records state
     for e in events:
         if e["event_type"] not in BROKER_TYPES:
             continue
@@ -524,17 +524,15 @@ def _collect_brokers(ctx: ClusterContext, events: list[dict]) -> None:
                 ctx._snapshots.append(_Snapshot(e["ts"], frozenset(brokers), ref_of(e)))
                 for b in brokers:
                     per_broker.setdefault(b, [])
-                    sources.setdefault(b, [])
                 continue
             for b in brokers:
-                per_broker.setdefault(b, []).append((e["ts"], state, ref_of(e)))
-                sources.setdefault(b, []).append(e["event_type"])
+                change = (e["ts"], state, ref_of(e))
+                per_broker.setdefault(b, []).append(change)
+                if e["event_type"] in METADATA_BROKER_TYPES:
+                    recorded.setdefault(b, []).append(change)
     ctx._broker_events = per_broker
     ctx.brokers = _broker_intervals(ctx, per_broker)
-    for b, changes in per_broker.items():
-        recorded = [c for c, e in zip(changes, sources[b]) if e in METADATA_BROKER_TYPES]
-        if recorded:
-            ctx._recorded_states[b] = _intervals_of(b, recorded)
+    ctx._recorded_states = {b: _intervals_of(b, changes) for b, changes in recorded.items()}
 
 
 def _broker_intervals(ctx: ClusterContext, per_broker: dict) -> list[BrokerInterval]:

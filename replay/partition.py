@@ -24,7 +24,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from kafka_forensics.core.eras import INFO_LEVEL_DIALECTS, VersionRange, range_for_line
 from kafka_forensics.statemachines.elections import is_unclean_leader_change, written_by_clean_election
@@ -83,6 +83,15 @@ PARTITION_EVENT_TYPES = frozenset(
 class ReplayConfig:
     cluster: str = ""
     user_version: Optional[str] = None  # --kafka-version: overrides what the lines say
+
+
+class LineRules(NamedTuple):
+    """What the lines of one (dialect, broker) are judged against: the releases they may come from
+    (``range_for_line``) and the transitions those allow (``legal_pairs``; None: nothing is forbidden)."""
+
+    vrange: VersionRange
+    partition_pairs: Optional[frozenset[tuple[str, str]]]
+    replica_pairs: Optional[frozenset[tuple[str, str]]]
 
 
 @dataclass
@@ -161,9 +170,7 @@ class PartitionReplay(EpochChecks):
         self.isr_by_leader = False  # the current ISR was last set by the leader's own shrink/expand line
         self.deleting = False
         self.vrange: Optional[VersionRange] = None
-        self.ranges: dict[tuple, VersionRange] = {}  # (dialect, broker) -> range_for_line
-        # (dialect, broker) -> the legal (from, to) pairs of the partition and the replica machine in that range
-        self.legal: dict[tuple, tuple[Optional[frozenset], Optional[frozenset]]] = {}
+        self.rules: dict[tuple, LineRules] = {}  # (dialect, broker) -> what its lines are judged against
         # per controller epoch
         self.generation: Optional[int] = None
         self.epoch: Optional[int] = None
@@ -213,17 +220,16 @@ class PartitionReplay(EpochChecks):
         et = event["event_type"]
         source = source_of(et)
         key = (event.get("dialect"), event.get("broker"))
-        vrange = self.ranges.get(key)
-        if vrange is None:
-            vrange = self._range_of(*key)
+        rules = self.rules.get(key) or self._rules_of(*key)  # the cache read inline: once per line
+        vrange = rules.vrange
         if source in (DECISION, CONTROLLER_VIEW, FAILURE):
             self.vrange = vrange
         if et == "partition_state_change":
-            self._partition_transition(epoch, event, vrange, self.legal[key][0])
+            self._partition_transition(epoch, event, vrange, rules.partition_pairs)
         elif et in ("partition_state_change_failed", "no_replica_alive"):
             self._partition_failure(epoch, event, vrange)
         elif et == "replica_state_change":
-            self._replica_transition(epoch, event, vrange, self.legal[key][1])
+            self._replica_transition(epoch, event, vrange, rules.replica_pairs)
         elif et == "replica_state_change_failed":
             self._replica_failure(epoch, event, vrange)
         elif et == "partition_isr_removed":
@@ -254,18 +260,18 @@ class PartitionReplay(EpochChecks):
         elif source is not None:
             self._observe(epoch, event, vrange, source)
 
-    def _range_of(self, dialect: Optional[str], broker: Optional[int]) -> VersionRange:
-        """The releases a line of ``dialect`` written by ``broker`` is judged against (``range_for_line``),
-        and the transitions they allow (``legal_pairs``), worked out once per (dialect, broker) of the
-        partition: they depend on nothing else of the line."""
-        key = (dialect, broker)
-        vrange = self.ranges.get(key)
-        if vrange is None:
-            vrange = self.ranges[key] = range_for_line(
+    def _rules_of(self, dialect: Optional[str], broker: Optional[int]) -> LineRules:
+        """What a line of ``dialect`` written by ``broker`` is judged against, worked out once per
+        (dialect, broker) of the partition: it depends on nothing else of the line."""
+        rules = self.rules.get((dialect, broker))
+        if rules is None:
+            vrange = range_for_line(
                 dialect, self.ctx.version_of(broker), self.cfg.user_version, self.ctx.dated_range_of(broker)
             )
-            self.legal[key] = (legal_pairs(Entity.PARTITION, vrange), legal_pairs(Entity.REPLICA, vrange))
-        return vrange
+            rules = self.rules[dialect, broker] = LineRules(
+                vrange, legal_pairs(Entity.PARTITION, vrange), legal_pairs(Entity.REPLICA, vrange)
+            )
+        return rules
 
     # ---- controller epochs -------------------------------------------------------------------
     def _new_generation(self, generation: int) -> None:
@@ -633,7 +639,7 @@ class PartitionReplay(EpochChecks):
         completed = line["event_type"] == DELETION_COMPLETED
         if (
             not completed
-            and not self._range_of(line.get("dialect"), line.get("broker")).partitions_gone_at_deletion_start()
+            and not self._rules_of(line.get("dialect"), line.get("broker")).vrange.partitions_gone_at_deletion_start()
         ):
             return
         if self.cur.state is None or (self.cur.state == P.NonExistentPartition and not completed):

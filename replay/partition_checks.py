@@ -193,10 +193,7 @@ class Progression:
         epoch: int,
         broker: Optional[int],
     ) -> None:
-        ref, ts = ref_of(event), event.get("ts")
-        evidence = (prev_ref,) if ref == prev_ref else (prev_ref, ref)  # unique_refs of two known lines
-        # led by consolidate's order of an episode's lines: time, then the line that raised it
-        line = (ts is None, ts or MIN_TS, prev_ref, evidence, ts, p, snap)
+        line = _raised_line(prev_ref, ref_of(event), event.get("ts"), p, snap)
         for violation in violations:
             self._raised.setdefault((violation, epoch, broker), []).append(line)
 
@@ -204,8 +201,7 @@ class Progression:
         """One finding per episode, as ``consolidate`` would merge the findings of its lines."""
         out = []
         for (violation, epoch, broker), lines in self._raised.items():
-            lines.sort(key=_IN_TIME)
-            _, _, _, evidence, _, p, snap = lines[0]
+            (_, _, anchor, _, _, p, snap), evidence, ts, ts_end = _episode(lines)
             severity, text = _PROGRESSION_TEXT[violation]
             summary = text.format(
                 prev_le=p.leader_epoch,
@@ -219,26 +215,42 @@ class Progression:
             )
             if broker is not None:
                 summary = f"broker {broker}: {summary}"
-            times = [line[4] for line in lines if line[4] is not None]
             out.append(
                 Finding.make(
                     violation,
                     severity,
                     summary,
-                    unique_refs(ref for line in lines for ref in line[3]),
+                    evidence,
                     controller_epoch=epoch,
-                    ts=min(times) if times else None,
-                    ts_end=max(times) if times else None,
+                    ts=ts,
+                    ts_end=ts_end,
                     kind=self.kind,
                     broker=broker,
-                    anchor=evidence[0],
+                    anchor=anchor,
                     **self.where,
                 )
             )
         return out
 
 
-_IN_TIME = itemgetter(0, 1, 2, 3)  # a raised line's sort key (``Progression._found``, ``ReplicaGaps.found``)
+_IN_TIME = itemgetter(0, 1, 2, 3)  # a raised line's sort key
+
+
+def _raised_line(anchor: str, ref: str, ts: Optional[datetime], *facts) -> tuple:
+    """One line ``ref`` that raised a check against the earlier line ``anchor``, as a plain tuple led by
+    ``consolidate``'s order of an episode's lines (time, then the line that raised it): ``(ts is None,
+    ts or MIN_TS, anchor, evidence, ts, *facts)``; ``evidence`` is ``unique_refs`` of the two lines."""
+    evidence = (anchor,) if ref == anchor else (anchor, ref)
+    return (ts is None, ts or MIN_TS, anchor, evidence, ts, *facts)
+
+
+def _episode(lines: list[tuple]) -> tuple[tuple, list[str], Optional[datetime], Optional[datetime]]:
+    """An episode's raised lines (``_raised_line``) as ``consolidate`` merges their findings: the earliest
+    line, every line's evidence in that order, and the span of their times."""
+    lines.sort(key=_IN_TIME)
+    times = [line[4] for line in lines if line[4] is not None]
+    evidence = unique_refs(ref for line in lines for ref in line[3])
+    return lines[0], evidence, (min(times) if times else None), (max(times) if times else None)
 
 
 @dataclass
@@ -258,27 +270,22 @@ class ReplicaGaps:
         self, epoch: int, replica: int, logged: str, replayed: str, since: str, ref: str, ts: Optional[datetime]
     ) -> None:
         """The line ``ref`` says ``replica`` was ``logged``; the replay has it ``replayed`` since line ``since``."""
-        evidence = (since,) if ref == since else (since, ref)  # unique_refs of two known lines
-        self._raised.setdefault((epoch, replica), []).append(
-            (ts is None, ts or MIN_TS, since, evidence, ts, logged, replayed)
-        )
+        self._raised.setdefault((epoch, replica), []).append(_raised_line(since, ref, ts, logged, replayed))
 
     def findings(self) -> list[Finding]:
         out = []
         for (epoch, replica), lines in self._raised.items():
-            lines.sort(key=_IN_TIME)
-            _, _, anchor, _, _, logged, replayed = lines[0]
-            times = [line[4] for line in lines if line[4] is not None]
+            (_, _, anchor, _, _, logged, replayed), evidence, ts, ts_end = _episode(lines)
             out.append(
                 Finding.make(
                     "state_gap",
                     WARNING,
                     f"line says replica {replica} was {logged}, the replay has it {replayed} since {anchor}: "
                     f"the lines in between are missing",
-                    unique_refs(ref for line in lines for ref in line[3]),
+                    evidence,
                     controller_epoch=epoch,
-                    ts=min(times) if times else None,
-                    ts_end=max(times) if times else None,
+                    ts=ts,
+                    ts_end=ts_end,
                     kind="from_state_mismatch",
                     replica=replica,
                     anchor=anchor,

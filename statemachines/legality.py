@@ -32,13 +32,18 @@ def legal_transitions(vrange: VersionRange) -> frozenset[Transition]:
     return frozenset(allowed)
 
 
+def _forbids_nothing(vrange: VersionRange) -> bool:
+    """A KRaft controller has no partition/replica state machines, and a range without releases has no rules."""
+    return vrange.kraft or not vrange.checkpoints()
+
+
 @functools.lru_cache(maxsize=None)
 def legal_pairs(entity: Entity, vrange: VersionRange) -> Optional[frozenset[tuple[str, str]]]:
     """``legal_transitions`` of ``entity`` as ``(from, to)`` state names, the set a logged pair is looked up in
     (a line replay asks once per line); None where nothing is forbidden (KRaft, a range without releases).
     A pair outside it is forbidden if both names are states: ``is_forbidden`` answers that, and raises
     for a name that is none."""
-    if vrange.kraft or not vrange.checkpoints():
+    if _forbids_nothing(vrange):
         return None
     return frozenset((src.value, dst.value) for kind, src, dst in legal_transitions(vrange) if kind is entity)
 
@@ -59,7 +64,7 @@ def is_forbidden(
 
     Raises ``UnknownStateError`` for a name that is no Kafka state at all (a typo is a bug, not an
     illegal transition)."""
-    if vrange.kraft or not vrange.checkpoints():
+    if _forbids_nothing(vrange):
         return False
     kind = as_entity(entity)
     return (kind, parse_state(kind, from_state), parse_state(kind, to_state)) not in legal_transitions(vrange)
