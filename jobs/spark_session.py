@@ -86,7 +86,7 @@ def short_run(inputs: Iterable[str]) -> bool:
     return True
 
 
-def launched_by_spark_submit() -> bool:
+def driver_jvm_running() -> bool:
     """True in a driver whose JVM is already up: started by spark-submit (or pyspark) with the master
     and configuration the user gave it, or by an earlier session of this process, in any thread
     (``getActiveSession`` only sees the calling thread's). The Python side then only connects to it."""
@@ -125,8 +125,7 @@ def session_settings(
         settings["spark.driver.extraJavaOptions"] = java_options
         # read when pyspark launches the JVM (spark-submit --conf); --conf spark.driver.memory=... wins
         settings["spark.driver.memory"] = conf.pop("spark.driver.memory", local_driver_memory())
-        if not master and "spark.master" not in conf:
-            settings["spark.master"] = os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]")
+        settings["spark.master"] = chosen
         settings.update(LOCAL_DEFAULTS)
         if short:
             settings.update(short_run_conf())
@@ -134,8 +133,8 @@ def session_settings(
         settings.update(
             (key, value) for key, value in LOCAL_DEFAULTS.items() if key not in running and key not in LAPTOP_ONLY
         )
-    if master:
-        settings["spark.master"] = master
+        if master:
+            settings["spark.master"] = master
     settings.update(conf)
     return settings
 
@@ -153,7 +152,7 @@ def build_session(
     Under spark-submit, or in a process whose session is already running, nothing it was given is
     overridden: no master, no driver options, and the laptop defaults only for keys it left unset."""
     running = None
-    if launched_by_spark_submit():
+    if driver_jvm_running():
         from pyspark import SparkConf
 
         running = dict(SparkConf().getAll())

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from kafka_forensics.cli import spark_submit
-from kafka_forensics.jobs.spark_session import build_session, launched_by_spark_submit
+from kafka_forensics.jobs.spark_session import build_session, driver_jvm_running
 
 
 def test_a_driver_started_by_spark_submit_is_recognised(monkeypatch):
     monkeypatch.setenv("PYSPARK_GATEWAY_PORT", "40123")
-    assert launched_by_spark_submit()
+    assert driver_jvm_running()
 
 
 def test_the_entry_runs_the_command_line_with_its_arguments(capsys):
