@@ -55,6 +55,11 @@ SHORT_RUN_BYTES = 32 << 20
 SHORT_RUN_JAVA_OPTION = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
+# The Python workers' daemon of a local run: Spark's own, started without the archive copies of the
+# installed pyspark on its import path, which cost ~0.1 s of CPU per task (jobs/python_daemon.py).
+PYTHON_DAEMON = {"spark.python.daemon.module": "kafka_forensics.jobs.python_daemon"}
+
+
 def short_run_conf() -> dict[str, str]:
     """SQL settings for a short run, whose cost is Spark's fixed cost per query, not its data
     (bench/RESULTS.md, "First run: Spark's cost per query"). Adaptive execution runs every shuffle
@@ -127,6 +132,8 @@ def session_settings(
         settings["spark.driver.memory"] = conf.pop("spark.driver.memory", local_driver_memory())
         settings["spark.master"] = chosen
         settings.update(LOCAL_DEFAULTS)
+        if chosen.startswith("local"):  # the workers run in this environment, which has this package
+            settings.update(PYTHON_DAEMON)
         if short:
             settings.update(short_run_conf())
     else:
