@@ -369,32 +369,34 @@ def _human(size: int) -> str:
 
 
 def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
-    """Counts from the written tables (column reads), checked against the readers' own counts."""
+    """Counts from the written tables (column reads), checked against the readers' own counts.
+
+    Every line read is an event row, a quarantine row, or a line the reader folded into its records
+    (``files.continuation_lines``): a stack trace's lines, which the events carry as ``n_continuation``,
+    and a metadata dump's file and batch headers, which describe the records around them and belong
+    to none (parsers/metadata_dump.py). So the continuation lines are the readers' count, as in the
+    report's reconciliation, not the events' ``n_continuation`` alone."""
     summary = ParseSummary(out_dir=out_dir)
     for row in read_table(spark, out_dir, FILES).orderBy("source_file").collect():  # one row per file
         entry = row.asDict()
         summary.files.append(entry)
         summary.lines_read += entry["lines_read"]
+        summary.continuation_lines += entry["continuation_lines"] or 0
         for counter in ("ts_invalid", "bom_lines", "ansi_lines", "control_lines"):
             setattr(summary, counter, getattr(summary, counter) + (entry[counter] or 0))
         if entry["read_error"]:
             summary.read_errors.append(f"{entry['source_file']}: {entry['read_error']}")
-    # one scan of three small columns: records, continuation lines and flags per event type
+    # one scan of two small columns: records and flags per event type
     # (a dialect is a file's: its records come from the files table)
     events = read_table(spark, out_dir, EVENTS)
     per_type = (
         events.groupBy("event_type")
-        .agg(
-            F.count(F.lit(1)).alias("n"),
-            F.sum("n_continuation").alias("c"),
-            F.sum(F.col("ts_out_of_order").cast("int")).alias("o"),
-        )
+        .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("ts_out_of_order").cast("int")).alias("o"))
         .orderBy("event_type")
         .collect()
     )
     summary.by_event_type = {r["event_type"]: r["n"] for r in per_type}
     summary.records = sum(r["n"] for r in per_type)
-    summary.continuation_lines = sum(int(r["c"] or 0) for r in per_type)
     summary.out_of_order = sum(int(r["o"] or 0) for r in per_type)
     for entry in summary.files:
         if entry["records"]:

@@ -13,6 +13,7 @@ from kafka_forensics.core.tables import EVENT_COLUMNS, QUARANTINE_COLUMNS
 from kafka_forensics.jobs.parse_job import MAX_LENGTH_CONF, READER_CONF, run_parse
 from kafka_forensics.parsers.records import ParseOptions
 from tests.support.kafka_lines import FAILED_11, STACK_11, STATE_CHANGE_21, text
+from tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.spark
 
@@ -29,6 +30,19 @@ def test_real_logs_reconcile_exactly(spark, tmp_path, real_log_files):
     # every state-change-logger record of the corpus is a typed event or a named "other"
     assert events.filter("logger = 'state.change.logger' AND event_type <> 'other'").count() > 150
     assert json.loads((tmp_path / "out" / "parse_summary.json").read_text())["reconciled"] is True
+
+
+def test_a_metadata_dumps_headers_reconcile_as_the_readers_continuation_lines(spark, tmp_path):
+    """A recorded 3.9 KRaft incident (``kafka-dump-log.sh --cluster-metadata-decoder`` output beside the
+    brokers' logs): the dump's file and batch headers belong to no record, so the events carry them in
+    no ``n_continuation``; the summary still accounts for them, as the files table and the report do."""
+    incident = SAMPLES / "real-3.9-kraft-unclean-election"
+    summary = run_parse(spark, [str(incident)], str(tmp_path / "out"), ParseOptions())
+    dump = next(f for f in summary.files if f["source_file"].endswith(".log.dump.gz"))
+    assert dump["continuation_lines"] > 100 and dump["quarantined"] == 0
+    assert dump["lines_read"] == dump["records"] + dump["continuation_lines"]
+    assert summary.continuation_lines == sum(f["continuation_lines"] for f in summary.files)
+    assert summary.reconciled
 
 
 def test_rotated_gz_and_directories_with_several_brokers(spark, tmp_path):
