@@ -65,10 +65,17 @@ def short_run_conf() -> dict[str, str]:
     (bench/RESULTS.md, "First run: Spark's cost per query"). Adaptive execution runs every shuffle
     stage of a query as a job of its own (373 jobs for the bundled sample's analyze, 193 without it);
     whole-stage code generation compiles Java source for every query, to save time per row that a
-    small input does not have; tasks beyond one per core only add scheduling."""
+    small input does not have; tasks beyond one per core only add scheduling.
+
+    Without whole-stage code generation each task still compiled its expressions' projections with
+    Janino (``CodeGeneratorWithInterpretedFallback``): 60 % of the executor threads' samples on the
+    bundled sample. ``factoryMode=NO_CODEGEN`` evaluates them with Spark's interpreted expressions, the
+    path Spark itself falls back to when code generation fails and runs all its expression tests on
+    (an internal setting: bench/RESULTS.md, "Codegen of expressions", says why it is used here)."""
     return {
         "spark.sql.adaptive.enabled": "false",
         "spark.sql.codegen.wholeStage": "false",
+        "spark.sql.codegen.factoryMode": "NO_CODEGEN",
         "spark.sql.shuffle.partitions": str(os.cpu_count() or 1),
     }
 

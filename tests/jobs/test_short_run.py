@@ -46,6 +46,7 @@ def test_a_launch_for_a_short_run_gets_its_settings_and_the_users_own_win():
     assert SHORT_RUN_JAVA_OPTION in settings["spark.driver.extraJavaOptions"]
     assert settings["spark.sql.adaptive.enabled"] == "false"
     assert settings["spark.sql.codegen.wholeStage"] == "false"
+    assert settings["spark.sql.codegen.factoryMode"] == "NO_CODEGEN"
     assert settings["spark.sql.shuffle.partitions"] == "16"
 
 
