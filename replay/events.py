@@ -155,13 +155,16 @@ def compact_events(rows: Iterable[dict], micros: bool = False) -> list[dict]:
     """``compact_event`` of every row, built so that the cycle collector never tracks an event: a batch at a
     time, the columns that hold containers are turned into tuples first, one young collection untracks them
     (they hold only atomics), and only then are the dicts built, from values that are all atomic or untracked.
-    A batch whose rows do not all have the columns of its first is converted row by row."""
+    A batch whose rows do not all have the same columns is converted row by row (``compact_event``)."""
     rows = rows if isinstance(rows, list) else list(rows)
     out: list[dict] = []
     for start in range(0, len(rows), BATCH_ROWS):
         batch = rows[start : start + BATCH_ROWS]
         names = _columns(batch[0])
         converted = tuple(name for name in names if _converted(name, micros))
+        if len(set(map(len, batch))) > 1:  # rows of several shapes: a column of some would be dropped
+            out.extend(compact_event(row, micros) for row in batch)
+            continue
         try:
             columns = [_column(name, map(itemgetter(name), batch), micros) for name in converted]
             gc.collect(0)  # the tuples made above hold only atomics: this young collection untracks them
