@@ -49,6 +49,7 @@ from kafka_forensics.replay.cluster import (
     build_cluster_context,
 )
 from kafka_forensics.replay.collector import rare_full_collections
+from kafka_forensics.replay.events import REPLAY_COLUMNS, compact_columns, compact_events
 from kafka_forensics.replay.final_state import DESCRIBE_LAG_SECONDS, SnapshotAt
 from kafka_forensics.replay.findings import SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
@@ -64,39 +65,8 @@ from .spark_errors import short_error
 from .stored_tables import read_table
 
 BATCH_ROWS = 4096
-# Columns the Python side reads; message/stack only where a rule reads them.
-_REPLAY_COLUMNS = (
-    "cluster",
-    "source_file",
-    "line_no",
-    "broker",
-    "ts",
-    "level",
-    "log_kind",
-    "dialect",
-    "event_type",
-    "controller_id",
-    "controller_epoch",
-    "topic",
-    "partition",
-    "replica",
-    "from_state",
-    "to_state",
-    "leader",
-    "leader_epoch",
-    "isr",
-    "replicas",
-    "partition_epoch",
-    "state_controller_epoch",
-    "correlation_id",
-    "target_broker",
-    "live_brokers",
-    "added_brokers",
-    "deleted_brokers",
-    "attrs",
-    "message",
-    "stack",
-)
+# Columns the Python side reads (``replay.events``); message/stack only where a rule reads them.
+_REPLAY_COLUMNS = ("cluster", *REPLAY_COLUMNS)
 _TEXT_TYPES = ("partition_state_change_failed", "replica_state_change_failed", "no_replica_alive", "live_brokers")
 _STALE_TYPES = ("stale_controller_epoch_rejected", "controller_response")
 
@@ -195,12 +165,6 @@ def _prepare(events: DataFrame) -> DataFrame:
     )
 
 
-def _py_row(row: dict) -> dict:
-    attrs = row.get("attrs")
-    row["attrs"] = dict(attrs) if attrs else {}
-    return row
-
-
 # ---- cluster stage ---------------------------------------------------------------------------
 def collect_arrow(df: DataFrame) -> list[dict]:
     """Collect a small result through Arrow: timestamps stay UTC-aware (``collect()`` would turn them
@@ -253,8 +217,8 @@ def build_contexts(
         | {r["cluster"] for r in collect_arrow(events.select("cluster").distinct())}
     )
     by_cluster: dict[str, list[dict]] = {c: [] for c in clusters}
-    for r in cluster_rows:
-        by_cluster[r["cluster"]].append(_py_row(r))
+    for r in compact_events(cluster_rows):
+        by_cluster[r["cluster"]].append(r)
     acts: dict[str, list[dict]] = {c: [] for c in clusters}
     for r in acting:
         acts[r["cluster"]].append(
@@ -294,13 +258,14 @@ def _grouped_map(
         key, group, out = None, [], []
         with rare_full_collections():  # a Python worker of its own: the policy holds while it runs
             for batch in batches:
-                for row in batch.to_pylist():
+                # what replay.local.replay_events hands the replay, read column-wise
+                for row in compact_columns(batch.schema.names, list(batch.to_pydict().values())):
                     k = tuple(row[c] for c in keys)
                     if group and k != key:
                         out.extend(per_group(key, group))
                         group = []
                     key = k
-                    group.append(_py_row(row))
+                    group.append(row)
                 if len(out) >= BATCH_ROWS:
                     yield from _to_batches(out)
                     out = []

@@ -21,6 +21,7 @@ from kafka_forensics.core.eras import VersionRange
 from kafka_forensics.core.versions import KafkaVersion
 from kafka_forensics.parsers.grammar_loader import template_lives
 
+from .events import attr
 from .findings import CRITICAL, ERROR, Finding, consolidate, evidence_ref, ref_of
 
 # Lines that start a controller epoch (K:controller/KafkaController.scala@0.8.2.2:671-700,
@@ -332,11 +333,6 @@ def date_brokers(templates: Iterable[tuple[Optional[int], Optional[str]]]) -> di
     return out
 
 
-def _attr(event: dict, key: str) -> Optional[str]:
-    attrs = event.get("attrs") or {}
-    return attrs.get(key)
-
-
 def _int(text: Optional[str]) -> Optional[int]:
     try:
         return None if text is None else int(text)
@@ -348,8 +344,8 @@ def _claimant(event: dict) -> Optional[int]:
     """Who an election line says became controller."""
     et = event["event_type"]
     if et == "kraft_new_epoch":
-        return _int(_attr(event, "new_leader"))  # "(none)" -> None
-    elected = _int(_attr(event, "elected_controller"))
+        return _int(attr(event, "new_leader"))  # "(none)" -> None
+    elected = _int(attr(event, "elected_controller"))
     if elected is not None:
         return elected
     return event.get("controller_id") if event.get("controller_id") is not None else event.get("broker")
@@ -389,12 +385,12 @@ def _broker_updates(event: dict) -> list[tuple[str, Collection[int]]]:
         # M:controller/ClusterControlManager.java@3.9.0-rc3:422-426,461-476); only an amended registration (same
         # incarnation) keeps the old state (:477-483). Unfencing comes later, with the heartbeat ("The request
         # from broker N to unfence has been granted ...", M:controller/BrokerHeartbeatManager.java@3.9.0-rc3:549).
-        out.append((FENCED if _attr(event, "fenced") != "false" else ALIVE, [event["target_broker"]]))
+        out.append((FENCED if attr(event, "fenced") != "false" else ALIVE, [event["target_broker"]]))
     elif et == "kraft_broker_registration_changed" and event.get("target_broker") is not None:
-        change = _attr(event, "fencing_change")
+        change = attr(event, "fencing_change")
         if change in ("fence", "unfence"):
             out.append((FENCED if change == "fence" else ALIVE, [event["target_broker"]]))
-        if _attr(event, "controlled_shutdown_change") == "in_controlled_shutdown":
+        if attr(event, "controlled_shutdown_change") == "in_controlled_shutdown":
             out.append((SHUTTING_DOWN, [event["target_broker"]]))
     elif et == "kraft_controlled_shutdown" and event.get("target_broker") is not None:
         out.append((SHUTTING_DOWN, [event["target_broker"]]))
@@ -408,7 +404,7 @@ def _metadata_broker_update(event: dict) -> list[tuple[str, Collection[int]]]:
     UnregisterBrokerRecord (M:metadata/BrokerRegistration.java, ClusterControlManager.replay@3.9.0-rc3)."""
     et, broker = event["event_type"], [event["target_broker"]]
     if et == "metadata_register_broker":
-        return [(FENCED if _attr(event, "fenced") != "false" else ALIVE, broker)]
+        return [(FENCED if attr(event, "fenced") != "false" else ALIVE, broker)]
     if et == "metadata_unregister_broker":
         return [(DEAD, broker)]
     if et == "metadata_fence_broker":
@@ -416,10 +412,10 @@ def _metadata_broker_update(event: dict) -> list[tuple[str, Collection[int]]]:
     if et == "metadata_unfence_broker":
         return [(ALIVE, broker)]
     out: list[tuple[str, Collection[int]]] = []
-    change = _attr(event, "fencing_change")
+    change = attr(event, "fencing_change")
     if change in ("fence", "unfence"):
         out.append((FENCED if change == "fence" else ALIVE, broker))
-    if _attr(event, "controlled_shutdown_change") == "in_controlled_shutdown":
+    if attr(event, "controlled_shutdown_change") == "in_controlled_shutdown":
         out.append((SHUTTING_DOWN, broker))
     return out
 
@@ -467,21 +463,18 @@ def is_cluster_row(event: dict) -> bool:
     """The rows ``build_cluster_context`` reads (the in-process twin of replay_kraft.cluster_rows_filter)."""
     if event["event_type"] in CLUSTER_EVENT_TYPES:
         return True
-    attrs = event.get("attrs")  # _attr, written out: asked of every line
-    if not attrs:
-        return False
-    return attrs.get(OFFSET_GAP_ATTR) is not None
+    return event["attrs"] is not None and attr(event, OFFSET_GAP_ATTR) is not None
 
 
 def _offset_gap_findings(cluster: str, events: list[dict]) -> list[Finding]:
     """Offsets skipped inside one dumped ``__cluster_metadata`` segment: lost or removed records."""
     out = []
     for e in events:
-        before = _int(_attr(e, OFFSET_GAP_ATTR))
-        after = _int(_attr(e, "offset"))
+        before = _int(attr(e, OFFSET_GAP_ATTR))
+        after = _int(attr(e, "offset"))
         if before is None or after is None:
             continue
-        prev_line = _int(_attr(e, "offset_gap_prev_line"))
+        prev_line = _int(attr(e, "offset_gap_prev_line"))
         evidence = ([evidence_ref(e["source_file"], prev_line)] if prev_line is not None else []) + [ref_of(e)]
         out.append(
             Finding.make(
@@ -504,11 +497,11 @@ def _offset_gap_findings(cluster: str, events: list[dict]) -> list[Finding]:
 def _collect_versions(ctx: ClusterContext, events: list[dict]) -> None:
     for e in events:
         if e["event_type"] == "kafka_version" and e.get("broker") is not None:
-            version = _attr(e, "kafka_version")
+            version = attr(e, "kafka_version")
             if version:
                 ctx.broker_versions[e["broker"]] = version  # the last one wins (upgrades)
         elif e["event_type"] == "metadata_feature_level":
-            level = _int(_attr(e, "metadata_version"))
+            level = _int(attr(e, "metadata_version"))
             if level is not None:
                 ctx.metadata_versions.append((e["ts"], level))
 
@@ -591,7 +584,7 @@ def _collect_controllers(ctx: ClusterContext, events: list[dict], activities: li
                 resignations.setdefault(who, []).append((e["ts"], ref_of(e)))
         elif (
             et in RAFT_EPOCH_TYPES
-            and _attr(e, "control_type") == "LEADER_CHANGE"
+            and attr(e, "control_type") == "LEADER_CHANGE"
             and e.get("controller_epoch") is not None
         ):
             raft_epochs.setdefault(e["controller_epoch"], (e["ts"], ref_of(e)))  # several dumps: the first

@@ -38,6 +38,7 @@ from kafka_forensics.statemachines.states import PartitionState as P
 from kafka_forensics.statemachines.states import ReplicaState as R
 
 from .cluster import DEAD, FENCED, ClusterContext
+from .events import attr, attrs_of
 from .findings import CRITICAL, ERROR, INFO, MAX_EVIDENCE, WARNING, Finding, ref_of
 from .kraft_leaderless import LeaderlessEpisodes
 
@@ -102,7 +103,7 @@ def _int(text) -> Optional[int]:
 
 def registration_of(event: dict) -> Registration:
     """A ``PartitionRecord`` as a full registration."""
-    attrs = event.get("attrs") or {}
+    attrs = attrs_of(event)
     return Registration(
         replicas=tuple(event.get("replicas") or ()),
         isr=tuple(event.get("isr") or ()),
@@ -119,7 +120,7 @@ def registration_of(event: dict) -> Registration:
 
 def merge(cur: Registration, event: dict) -> Registration:
     """``PartitionRegistration.merge(PartitionChangeRecord)``: absent = unchanged, epochs as in Kafka."""
-    attrs = event.get("attrs") or {}
+    attrs = attrs_of(event)
     leader = event.get("leader")
     changed_leader = leader is not None and leader != NO_LEADER_CHANGE
     recovery = _int(attrs.get("leader_recovery_state"))
@@ -147,7 +148,7 @@ def _replaced_list(attrs: dict, key: str, current: tuple[int, ...]) -> tuple[int
 def log_position(event: dict) -> tuple:
     """Order in the metadata log: a segment record by its offset; a snapshot's records right after
     the last offset it contains (end offset - 1), in snapshot order."""
-    attrs = event.get("attrs") or {}
+    attrs = attrs_of(event)
     offset = _int(attrs.get("offset"))
     if offset is not None:
         return (offset, 0, 0)
@@ -250,7 +251,7 @@ class KraftPartitionReplay:
     # ---- records -----------------------------------------------------------------------------
     def _partition_record(self, event: dict) -> None:
         new = registration_of(event)
-        snapshot = "snapshot_end_offset" in (event.get("attrs") or {})
+        snapshot = "snapshot_end_offset" in attrs_of(event)
         if self.cur is not None and snapshot and not self.relative:
             if new == self.cur:
                 return  # the snapshot restates the replayed state: nothing new to check or show
@@ -428,7 +429,7 @@ class KraftPartitionReplay:
         leader = event.get("leader")
         if leader is None or leader < 0 or prev_ref is None:
             return
-        attrs = event.get("attrs") or {}
+        attrs = attrs_of(event)
         marked = _int(attrs.get("leader_recovery_state")) == RECOVERING
         eligible = set(prev.isr) or set(prev.elr)
         outside = leader not in prev.isr and not (not prev.isr and leader in prev.elr)
@@ -522,8 +523,8 @@ class KraftPartitionReplay:
         values = {
             "state": state,
             "leader": reg.leader if reg else None,
-            "isr": list(reg.isr) if reg else None,
-            "replicas": list(reg.replicas) if reg else None,
+            "isr": reg.isr if reg else None,
+            "replicas": reg.replicas if reg else None,
             "leader_epoch": reg.leader_epoch if reg and not self.relative else None,
             "partition_epoch": reg.partition_epoch if reg and not self.relative else None,
         }
@@ -539,8 +540,8 @@ class KraftPartitionReplay:
         values = {
             "state": state,
             "leader": c.leader if c else None,
-            "isr": list(c.isr) if c else None,
-            "replicas": list(c.replicas) if c else None,
+            "isr": c.isr if c else None,
+            "replicas": c.replicas if c else None,
             "leader_epoch": c.leader_epoch if c else None,
             "partition_epoch": c.partition_epoch if c else None,
         }
@@ -548,14 +549,14 @@ class KraftPartitionReplay:
 
 
 def _topic_id(event: dict) -> Optional[str]:
-    return (event.get("attrs") or {}).get("topic_id")
+    return attr(event, "topic_id")
 
 
 def _incarnation(history: list[tuple[Registration, dict]], view: dict) -> list[tuple[Registration, dict]]:
     """The records of the topic incarnation a broker line is about: by the topic id it prints
     ("Leader t-0 with topic id Some(X)", 3.3+), else the incarnation created last at or before
     the line (a deleted and re-created topic keeps its name, not its id)."""
-    view_id = (view.get("attrs") or {}).get("topic_id")
+    view_id = attr(view, "topic_id")
     ids = [_topic_id(ev) for _, ev in history]
     if view_id not in (None, "None"):
         chosen = view_id if view_id in ids else None
@@ -568,7 +569,7 @@ def _incarnation(history: list[tuple[Registration, dict]], view: dict) -> list[t
 
 
 def _diff_arrows(event: dict) -> dict[str, tuple[int, int]]:
-    detail = (event.get("attrs") or {}).get("detail") or ""
+    detail = attr(event, "detail") or ""
     return {m[1]: (int(m[2]), int(m[3])) for m in _DIFF_ARROW.finditer(detail)}
 
 
@@ -601,7 +602,7 @@ def unclean_line_findings(lines: list[dict], triggers: list[dict], where: dict) 
     missing from it): one finding per change, citing every controller that logged it."""
     groups: dict[tuple, list[dict]] = {}
     for e in lines:
-        groups.setdefault((_topic_id(e), (e.get("attrs") or {}).get("detail")), []).append(e)
+        groups.setdefault((_topic_id(e), attr(e, "detail")), []).append(e)
     out = []
     for group in groups.values():
         first = group[0]
@@ -664,7 +665,7 @@ def resolve_metadata_events(events: list[dict]) -> list[dict]:
     names: dict[tuple, str] = {}
     for e in events:
         if e["event_type"] == "metadata_topic":
-            tid = (e.get("attrs") or {}).get("topic_id")
+            tid = attr(e, "topic_id")
             if e.get("topic") and tid:
                 key = (e.get("cluster", ""), tid)
                 names[key] = min(names.get(key, e["topic"]), e["topic"])
@@ -675,7 +676,7 @@ def resolve_metadata_events(events: list[dict]) -> list[dict]:
         if e["event_type"] not in RECORD_TYPES and e.get("log_kind") != "metadata":
             out.append(e)  # a log line: nothing to resolve
             continue
-        tid = (e.get("attrs") or {}).get("topic_id")
+        tid = attr(e, "topic_id")
         if e.get("log_kind") == "metadata" and tid and e.get("topic") is None:
             e = {**e, "topic": names.get((e.get("cluster", ""), tid))}
         if (
@@ -686,7 +687,7 @@ def resolve_metadata_events(events: list[dict]) -> list[dict]:
             partitions.setdefault((e.get("cluster", ""), tid), set()).add(e["partition"])
         (removals if e["event_type"] == "metadata_remove_topic" else out).append(e)
     for e in removals:
-        tid = (e.get("attrs") or {}).get("topic_id")
+        tid = attr(e, "topic_id")
         out.extend({**e, "partition": p} for p in sorted(partitions.get((e.get("cluster", ""), tid), ())))
     return out
 

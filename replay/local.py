@@ -9,12 +9,11 @@ compares the two on the real-log corpus.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from operator import itemgetter
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Sequence
 
 from .cluster import ACTING_TYPES, ClusterContext, build_cluster_context, is_cluster_row
 from .collector import rare_full_collections
+from .events import compact_event, compact_events
 from .findings import Finding, ref_of
 from .kraft import resolve_metadata_events
 from .partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
@@ -31,45 +30,42 @@ class LocalReplay:
 
 
 def replay_event(row: dict) -> dict:
-    """A row of ``parse_file``'s events (``ts`` in microseconds, ``attrs`` as key/value pairs) as the
-    replay reads it: ``ts`` an aware UTC datetime and ``attrs`` a dict, as Spark's Arrow conversion
-    hands the events table to the replay job. A copy: the parser's row is left as it was."""
-    event = dict(row)
-    if event["ts"] is not None:
-        event["ts"] = datetime.fromtimestamp(event["ts"] / 1e6, timezone.utc)
-    event["attrs"] = dict(event.get("attrs") or {})
-    return event
+    """A row of ``parse_file``'s events (``ts`` in microseconds, ``attrs`` as a dict) as the replay reads it
+    (``events``: ``ts`` an aware UTC datetime, lists and ``attrs`` as tuples), as the Spark job's workers hand
+    the events table to the replay. A copy: the parser's row is left as it was."""
+    return compact_event(row, micros=True)
 
 
 def replay_events(rows: Iterable[dict]) -> list[dict]:
-    """``replay_event`` of every row. Under ``rare_full_collections``: the copies are as wide as the rows,
-    and scanning the two of them again and again would cost more than copying."""
+    """``replay_event`` of every row, as dicts the cycle collector never tracks (``events.compact_events``). Under
+    ``rare_full_collections``, like the replay."""
     with rare_full_collections():
-        return [replay_event(row) for row in rows]
+        return compact_events(rows, micros=True)
 
 
 def _time_key(e: dict) -> tuple:
     return (e.get("ts") is None, e.get("ts") or 0, e["source_file"], e["line_no"])
 
 
-def controller_activity(events: Iterable[dict]) -> list[dict]:
+def controller_activity(events: Sequence[dict]) -> list[dict]:
     """One row per (controller_id, controller_epoch) of controller-authored lines: first/last action."""
     acts: dict[tuple, tuple[dict, dict, int]] = {}  # (epoch, id) -> (first line, last line, lines)
-    # (time, file, line, position): every ts is known here, and the position keeps the sort stable
-    # without comparing the events themselves
+    # (time, file, line, position): every ts is known here, and the position keeps the sort stable. The
+    # position, not the event: a tuple holding a dict is never untracked by the cycle collector (``events``)
     acting = [
-        (e["ts"], e["source_file"], e["line_no"], n, e)
+        (e["ts"], e["source_file"], e["line_no"], n)
         for n, e in enumerate(events)
         if e["event_type"] in ACTING_TYPES
         and e.get("controller_id") is not None
         and e.get("controller_epoch") is not None
         and e.get("ts") is not None
     ]
-    acting.sort(key=itemgetter(0, 1, 2, 3))
-    for *_, e in acting:
+    acting.sort()
+    for *_, n in acting:
+        e = events[n]
         key = (e["controller_epoch"], e["controller_id"])
-        first, _, n = acts.get(key, (e, e, 0))
-        acts[key] = (first, e, n + 1)
+        first, _, count = acts.get(key, (e, e, 0))
+        acts[key] = (first, e, count + 1)
     return [
         {
             "controller_epoch": key[0],
@@ -130,7 +126,7 @@ def replay_all(
     user_version: Optional[str] = None,
     skew_seconds: float = 2.0,
 ) -> LocalReplay:
-    """Replay every event (dicts shaped like rows of the ``events`` table, ``attrs`` a dict)."""
+    """Replay every event (dicts shaped like rows of the ``events`` table, as ``replay_event`` makes them)."""
     with rare_full_collections():
         by_cluster: dict[str, list[dict]] = {}
         for e in resolve_metadata_events(list(events)):  # KRaft records: topic names by id, removals

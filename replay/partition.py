@@ -36,6 +36,7 @@ from kafka_forensics.statemachines.states import ReplicaState as R
 
 from .cluster import DELETION_COMPLETED, ClusterContext
 from .epoch_checks import EpochChecks
+from .events import attr, attrs_of
 from .findings import ERROR, INFO, WARNING, Finding, consolidate, first_line, ref_of
 from .kraft import KRAFT_PARTITION_TYPES, RECORD_TYPES, has_metadata, kraft_unclean_lines, replay_kraft_partition
 from .ordering import replay_order
@@ -129,10 +130,6 @@ class Intervals:
                 "source": source,
             }
         )
-
-
-def _list(values) -> Optional[list[int]]:
-    return None if values is None else list(values)
 
 
 class PartitionReplay(EpochChecks):
@@ -528,7 +525,7 @@ class PartitionReplay(EpochChecks):
         broker = event.get("broker")
         if broker is not None and self.cur.leader is not None and self.cur.leader >= 0 and broker != self.cur.leader:
             return False
-        previous = (event.get("attrs") or {}).get("previous_isr")
+        previous = attr(event, "previous_isr")
         if previous and self.cur.isr is not None:
             try:
                 if {int(x) for x in previous.split(",") if x.strip()} != set(self.cur.isr):
@@ -615,8 +612,8 @@ class PartitionReplay(EpochChecks):
             {
                 "state": new.state,
                 "leader": new.leader,
-                "isr": _list(new.isr),
-                "replicas": _list(new.replicas),
+                "isr": new.isr,  # the line's own tuples (``events``): nothing for the collector to track
+                "replicas": new.replicas,
                 "leader_epoch": new.leader_epoch,
                 "partition_epoch": new.partition_epoch,
             },
@@ -655,7 +652,7 @@ class PartitionReplay(EpochChecks):
                 self._set_replica(epoch, line, replica, R.NonExistentReplica.value)
 
     def _partition_created(self, event: dict) -> None:
-        topic_id = (event.get("attrs") or {}).get("topic_id")
+        topic_id = attr(event, "topic_id")
         if topic_id and self.topic_id and topic_id != self.topic_id:
             self.incarnation += 1
             self.decided_leader = None
@@ -758,8 +755,8 @@ class PartitionReplay(EpochChecks):
             {
                 "state": state,
                 "leader": c.leader,
-                "isr": _list(c.isr),
-                "replicas": _list(c.replicas),
+                "isr": c.isr,
+                "replicas": c.replicas,
                 "leader_epoch": c.leader_epoch,
                 "partition_epoch": c.partition_epoch,
             },
@@ -767,7 +764,7 @@ class PartitionReplay(EpochChecks):
         )
 
     def _zombie_abort(self, epoch: int, event: dict) -> None:
-        newer = (event.get("attrs") or {}).get("new_controller_epoch")
+        newer = attr(event, "new_controller_epoch")
         self.findings.append(
             Finding.make(
                 "concurrent_controllers",
@@ -785,7 +782,7 @@ class PartitionReplay(EpochChecks):
         )
 
     def _alter_partition_rejected(self, epoch: int, event: dict) -> None:
-        attrs = event.get("attrs") or {}
+        attrs = attrs_of(event)
         if (
             attrs.get("request_partition_epoch") is None
         ):  # not a stale partition epoch: leader, leader epoch, RECOVERING

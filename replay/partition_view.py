@@ -17,6 +17,8 @@ from typing import NamedTuple, Optional
 # UpdateMetadata's stand-in leader for a topic being deleted (-2) and "no leader" (-1): one definition.
 from kafka_forensics.statemachines.invariants import LEADER_DURING_DELETE
 
+from .events import attr
+
 DECISION = "decision"
 CONTROLLER_VIEW = "controller_view"
 BROKER_VIEW = "broker_view"
@@ -121,10 +123,13 @@ def observation_of(event: dict) -> Observation:
     leader = get("leader")
     if leader is None and event["event_type"] == "leader_starts":
         leader = get("broker")
-    isr, replicas, attrs = get("isr"), get("replicas"), get("attrs")
-    recovering = attrs is not None and attrs.get("leader_recovery_state") == "RECOVERING"
-    isr = None if isr is None else tuple(map(int, isr))
-    replicas = None if replicas is None else tuple(map(int, replicas))
+    isr, replicas = get("isr"), get("replicas")
+    recovering = get("attrs") is not None and attr(event, "leader_recovery_state") == "RECOVERING"
+    # the event's own tuples (``events``: already untracked, and shared by every state and row made of them)
+    if isr is not None and type(isr) is not tuple:
+        isr = tuple(map(int, isr))
+    if replicas is not None and type(replicas) is not tuple:
+        replicas = tuple(map(int, replicas))
     if leader == LEADER_DURING_DELETE:  # the stand-in's epochs say nothing
         return Observation(leader, isr, replicas, recovering=recovering)
     return Observation(
@@ -178,7 +183,7 @@ _PARTITION_TEXT = re.compile(PARTITION_TEXT)
 def per_partition_events(event: dict) -> list[dict]:
     """The line once per partition it names, with ``topic``, ``partition`` and ``replica`` (= the broker)."""
     out = []
-    for text in ((event.get("attrs") or {}).get("partitions") or "").split(","):
+    for text in (attr(event, "partitions") or "").split(","):
         found = _PARTITION_TEXT.match(text.strip())
         if found:
             out.append(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from .events import attr
 from .findings import WARNING, Finding, consolidate, ref_of
 
 STALE_CONTROLLER_EPOCH_CODE = 11
@@ -36,7 +37,7 @@ def is_stale_epoch_event(event: dict) -> bool:
     if event["event_type"] == REJECTED:
         return True
     if event["event_type"] == RESPONSE:
-        return bool(_ERROR_11.search((event.get("attrs") or {}).get("response") or ""))
+        return bool(_ERROR_11.search(attr(event, "response") or ""))
     return False
 
 
@@ -69,9 +70,7 @@ def stale_epoch_finding(cluster: str, events: list[dict]) -> Finding:
     controller, epoch = group_key(events[0])
     refused = [e for e in events if e["event_type"] == REJECTED]
     answered = [e for e in events if e["event_type"] != REJECTED]
-    latest = sorted(
-        {v for v in (_int((e.get("attrs") or {}).get("latest_controller_epoch")) for e in refused) if v is not None}
-    )
+    latest = sorted({v for v in (_int(attr(e, "latest_controller_epoch")) for e in refused) if v is not None})
     who = f"controller {controller}" if controller is not None else "a controller"
     parts = []
     if refused:

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
 from kafka_forensics.parsers.describe_output import parse_describe
+from kafka_forensics.replay.events import compact_events
 from kafka_forensics.replay.final_state import DESCRIBE_LAG_SECONDS, SnapshotAt, compare_snapshot, snapshot_inputs
 from kafka_forensics.replay.impact import cluster_facts, impact_rows, impact_totals, min_isr_table
 from kafka_forensics.replay.local import replay_all
@@ -58,9 +59,7 @@ def run(spark, tmp_path_factory):
     args += ["--describe", str(describe), "--describe-at", at.strftime("%Y-%m-%d %H:%M:%S,%f")[:-3]]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    events = pq.read_table(out / "events").to_pylist()
-    for e in events:
-        e["attrs"] = dict(e["attrs"] or [])
+    events = compact_events(pq.read_table(out / "events").to_pylist())  # as the job's workers read them
     local = replay_all(events)
     return out, events, local, describe, at
 

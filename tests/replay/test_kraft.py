@@ -6,6 +6,7 @@ tests/data/metadata_dump/ (shape: see tests/parsers/test_metadata_dump.py) and o
 
 from __future__ import annotations
 
+from kafka_forensics.replay.events import compact_event
 from kafka_forensics.replay.kraft import Registration, merge
 from tests.support.metadata_dump import DUMPS, TOPIC_ID, dump_events, replay_one, rule_kinds, segment_lines
 from tests.support.paths import REAL_LOGS
@@ -13,13 +14,15 @@ from tests.support.paths import REAL_LOGS
 
 def test_merge_follows_partition_registration_merge():
     cur = Registration(replicas=(1, 2, 3), isr=(1, 2, 3), leader=1, leader_epoch=4, partition_epoch=9)
-    shrink = merge(cur, {"isr": [1, 2], "attrs": {}})
+    shrink = merge(cur, compact_event({"isr": [1, 2], "attrs": {}}))
     assert (shrink.leader, shrink.leader_epoch, shrink.partition_epoch, shrink.isr) == (1, 4, 10, (1, 2))
-    same_leader = merge(cur, {"leader": 1, "attrs": {}})  # PartitionChangeBuilder forces a bump this way
+    same_leader = merge(cur, compact_event({"leader": 1, "attrs": {}}))  # PartitionChangeBuilder forces a bump this way
     assert (same_leader.leader_epoch, same_leader.partition_epoch) == (5, 10)
-    offline = merge(cur, {"leader": -1, "attrs": {"leader_recovery_state": "-1"}})
+    offline = merge(cur, compact_event({"leader": -1, "attrs": {"leader_recovery_state": "-1"}}))
     assert (offline.leader, offline.leader_epoch, offline.recovery, offline.state) == (-1, 5, 0, "OfflinePartition")
-    recovering = merge(offline, {"leader": 3, "isr": [3], "attrs": {"leader_recovery_state": "1", "elr": ""}})
+    recovering = merge(
+        offline, compact_event({"leader": 3, "isr": [3], "attrs": {"leader_recovery_state": "1", "elr": ""}})
+    )
     assert recovering.state == "RecoveringPartition" and recovering.elr == ()
 
 
@@ -30,11 +33,11 @@ def test_timeline_and_unclean_election_from_the_segment_and_snapshot():
         for r in result.partition_intervals
     ]
     assert rows == [
-        ("OnlinePartition", 1, [1, 2], 0, 0, "segment.log.dump:13"),
-        ("OnlinePartition", 1, [1], 0, 1, "segment.log.dump:15"),
-        ("OfflinePartition", -1, [1], 1, 2, "segment.log.dump:17"),
-        ("RecoveringPartition", 2, [2], 2, 3, "segment.log.dump:20"),
-        ("OnlinePartition", 2, [2], 2, 4, "segment.log.dump:22"),
+        ("OnlinePartition", 1, (1, 2), 0, 0, "segment.log.dump:13"),
+        ("OnlinePartition", 1, (1,), 0, 1, "segment.log.dump:15"),
+        ("OfflinePartition", -1, (1,), 1, 2, "segment.log.dump:17"),
+        ("RecoveringPartition", 2, (2,), 2, 3, "segment.log.dump:20"),
+        ("OnlinePartition", 2, (2,), 2, 4, "segment.log.dump:22"),
     ]  # the snapshot restates epoch 2 exactly: no interval, no finding
     assert all(r["source"] == "metadata" for r in result.partition_intervals)
     assert rule_kinds(result) == [("offline_with_live_replicas", "replica_live"), ("unclean_election", "metadata")]

@@ -8,6 +8,7 @@ edited line by line, with controller.log / state-change.log lines in the 3.9 tex
 
 from __future__ import annotations
 
+from kafka_forensics.replay.events import attr, attrs_of
 from kafka_forensics.replay.kraft import resolve_metadata_events
 from kafka_forensics.replay.local import replay_all
 from tests.support.metadata_dump import DUMPS, TOPIC_ID, dump_events, replay_one, segment_lines
@@ -133,7 +134,7 @@ def test_unclean_line_is_typed_and_cited_by_the_record_finding():
         ("kraft_unclean_partition_change", "events", 0, 1),
         ("kraft_unclean_partition_change", "events", 0, 3),
     ]
-    assert lines[0]["attrs"] == {"topic_id": TOPIC_ID, "detail": UNCLEAN_DIFF}
+    assert attrs_of(lines[0]) == {"topic_id": TOPIC_ID, "detail": UNCLEAN_DIFF}
     _, result = replay_one(dump_events("segment.log.dump") + lines)
     unclean = [f for f in result.findings if f.rule == "unclean_election"]
     assert len(unclean) == 1  # the record and both controllers' lines: one election
@@ -257,8 +258,8 @@ def test_broker_view_contradicting_its_own_incarnation_is_still_a_mismatch():
 def test_skipped_offsets_inside_a_segment_are_a_cluster_finding():
     lines = [ln for ln in segment_lines() if "offset: 7 " not in ln and "baseOffset: 7 " not in ln]
     events = dump_events("gap.dump", _text(lines))
-    after = [e for e in events if "offset_gap_after" in e["attrs"]]
-    assert [(e["line_no"], e["attrs"]["offset_gap_after"], e["attrs"]["offset_gap_prev_line"]) for e in after] == [
+    after = [e for e in events if "offset_gap_after" in attrs_of(e)]
+    assert [(e["line_no"], attr(e, "offset_gap_after"), attr(e, "offset_gap_prev_line")) for e in after] == [
         (15, "6", "13")
     ]
     local = replay_all(events)
@@ -277,7 +278,7 @@ def test_a_dump_starting_late_snapshots_and_new_files_are_not_gaps():
     )
     split = dump_events("two.dump", two_files)
     for events in (late, snapshot, split):
-        assert not [e for e in events if "offset_gap_after" in e["attrs"]]
+        assert not [e for e in events if "offset_gap_after" in attrs_of(e)]
     assert not [f for f in replay_all(late + split).findings if f.rule == "metadata_offset_gap"]
 
 

@@ -13,7 +13,7 @@ import pytest
 from kafka_forensics.lab.truth import load_truth
 from kafka_forensics.parsers.records import parse_file
 from kafka_forensics.replay.cluster import ClusterContext
-from kafka_forensics.replay.local import replay_all
+from kafka_forensics.replay.local import replay_all, replay_event
 from kafka_forensics.replay.story import CAPS, ELECTION, Story, election_kind, tell, tell_local
 from tests.support.paths import REPO
 
@@ -24,12 +24,7 @@ INCIDENTS = sorted(p.parent.name for p in SAMPLES.glob("real-*/truth.json"))
 def _events(folder: Path, files: list[str]) -> list[dict]:
     out = []
     for name in files:
-        for e in parse_file((folder / name).read_bytes(), name).events:
-            e = dict(e)
-            if e["ts"] is not None:
-                e["ts"] = dt.datetime.fromtimestamp(e["ts"] / 1e6, dt.timezone.utc)
-            e["attrs"] = dict(e.get("attrs") or {})
-            out.append(e)
+        out += map(replay_event, parse_file((folder / name).read_bytes(), name).events)
     return out
 
 

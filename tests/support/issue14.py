@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 
 from kafka_forensics.parsers.records import parse_file
+from kafka_forensics.replay.events import attrs_of
 from kafka_forensics.replay.local import LocalReplay, replay_all, replay_event
 from tests.support.paths import DATA
 
@@ -124,7 +125,7 @@ def typing_problems(case: str, events: list[dict]) -> list[str]:
             out.append(f"{spec['ref']}: untyped")
             continue
         for key, want in spec.get("fields", {}).items():
-            have = event.get(key) if key in event else (event.get("attrs") or {}).get(key)
+            have = event.get(key) if key in event else attrs_of(event).get(key)
             if isinstance(have, (list, tuple)):
                 have = list(have)
             if have != want and str(have) != str(want):

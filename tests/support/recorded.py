@@ -19,7 +19,7 @@ import pytest
 
 from kafka_forensics.parsers.records import ParseOptions, parse_file
 from kafka_forensics.replay.impact import cluster_facts, impact_rows, min_isr_table
-from kafka_forensics.replay.local import LocalReplay, replay_all
+from kafka_forensics.replay.local import LocalReplay, replay_all, replay_event
 from tests.support.paths import SAMPLES
 
 LOG_NAMES = ("state-change.log", "controller.log", "server.log", "stage-change.log")
@@ -57,12 +57,7 @@ def read_events(directory: Path) -> tuple[list[dict], list[dict]]:
             continue
         result = parse_file(path.read_bytes(), str(path), ParseOptions())
         quarantine += [dict(q) for q in result.quarantine]
-        for event in result.events:
-            event = dict(event)
-            if event["ts"] is not None:
-                event["ts"] = dt.datetime.fromtimestamp(event["ts"] / 1e6, dt.timezone.utc)
-            event["attrs"] = dict(event.get("attrs") or {})
-            events.append(event)
+        events += map(replay_event, result.events)
     return events, quarantine
 
 
