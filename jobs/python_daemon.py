@@ -6,9 +6,10 @@ installed by pip, ``SPARK_HOME`` is that installed package, so these archives ar
 additions to, what the environment already imports from its own directory. They are not free:
 before each task the worker calls ``importlib.invalidate_caches()`` (``worker_util.setup_spark_files``),
 and since Python 3.10 that re-reads the whole directory of every archive on the path, once per
-package imported from it. With the 5,362-entry spark-core jar and pyspark.zip that cost about 0.2 s
-of CPU per task even for a task that does nothing (bench/RESULTS.md, "Python worker cost per task";
-fixed upstream by SPARK-54744, after the pyspark our Great Expectations allows).
+package imported from it. With the 5,362-entry spark-core jar and pyspark.zip, a task that does
+nothing cost 169 ms of CPU instead of 66 (bench/RESULTS.md, "0.1 s of CPU per Python task"; the call
+is made conditional upstream by SPARK-54744, which pyspark 4.1.4, the newest Great Expectations
+1.24.1 allows, does not have).
 
 This module is Spark's daemon (``spark.python.daemon.module``, set by ``spark_session`` for the
 sessions it launches) with one step first: before pyspark is imported, it drops from ``sys.path``
