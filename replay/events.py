@@ -72,7 +72,8 @@ ATTRS = "attrs"
 # the columns whose values are containers, from the table's schema: lists of broker ids, the attrs map
 LIST_COLUMNS = frozenset(f.name for f in EVENT_FIELDS if pa.types.is_list(f.type))
 assert {f.name for f in EVENT_FIELDS if pa.types.is_map(f.type)} == {ATTRS}
-# rows converted per young collection (an Arrow batch of the Spark job holds up to 4096)
+# rows ``compact_events`` converts per young collection (the Spark job's workers convert one Arrow batch at a time:
+# ``compact_columns``, at most 1,000 rows, jobs/replay_job.arrow_batches)
 BATCH_ROWS = 4096
 
 
