@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 
 import click
 from rich.console import Console
@@ -19,7 +20,8 @@ _SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", 
 
 
 class _StageProgress:
-    """One status line per running stage, with Spark's task counts; one summary line per finished stage."""
+    """One status line per running stage, with Spark's task counts; one summary line per finished stage.
+    ``spark``: the session, or a future of it (the driver engine's, still starting)."""
 
     def __init__(self, spark, out: Console):
         self.spark, self.out = spark, out
@@ -49,8 +51,16 @@ class _StageProgress:
         self.out.print(f"[green]✓[/green] {stage:<7} {seconds:6.1f} s  {escape(details)}")
 
     def _poll(self) -> None:
-        tracker = self.spark.sparkContext.statusTracker()
+        tracker = None
         while not self._stop.wait(0.5):
+            if tracker is None:  # a session still starting (the driver engine's) has no tasks yet
+                if isinstance(self.spark, Future) and not self.spark.done():
+                    continue
+                try:
+                    spark = self.spark.result() if isinstance(self.spark, Future) else self.spark
+                    tracker = spark.sparkContext.statusTracker()
+                except Exception:  # progress is best effort; the stage reports a failed start
+                    return
             try:
                 done = total = 0
                 for stage_id in tracker.getActiveStageIds():
@@ -140,9 +150,10 @@ def analyze(
 
         from kafka_forensics.jobs.analyze_job import run_analyze
         from kafka_forensics.jobs.check_job import load_check_config
+        from kafka_forensics.jobs.engine import DRIVER, choose_engine
         from kafka_forensics.jobs.filters import event_filter_from
         from kafka_forensics.jobs.replay_job import ReplayOptions
-        from kafka_forensics.jobs.spark_session import build_session
+        from kafka_forensics.jobs.spark_session import build_session, start_session
         from kafka_forensics.jobs.warm_imports import CHECK_MODULES, import_in_background
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
@@ -159,16 +170,33 @@ def analyze(
             f"[bold]kafka-forensics analyze[/bold]: {len(inputs)} input(s) → {escape(out_dir)}"
             + (f" [dim]({escape(flt.describe())})[/dim]" if flt.active else "")
         )
+        settings = parse_conf(conf)
+        engine = choose_engine([*inputs, *describe_files], out_dir, master, settings)
         warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
-        spark = build_session(master, parse_conf(conf), inputs=inputs)
-        warming.join()
+        if engine == DRIVER:  # parse and replay here while the JVM starts for check and report
+            spark = start_session(master, settings, inputs=inputs)
+        else:
+            spark = build_session(master, settings, inputs=inputs)
+            warming.join()
         ropts = dataclasses.replace(
-            ropts, **evidence_replay_options(spark, min_isr, describe_files, describe_at, timezone)
+            ropts,
+            **evidence_replay_options(
+                None if engine == DRIVER else spark, min_isr, describe_files, describe_at, timezone
+            ),
         )
         progress = _StageProgress(spark, out)
         try:
             result = run_analyze(
-                spark, list(inputs), out_dir, report, options, ropts, config, top_findings=show, progress=progress
+                spark,
+                list(inputs),
+                out_dir,
+                report,
+                options,
+                ropts,
+                config,
+                top_findings=show,
+                progress=progress,
+                engine=engine,
             )
         finally:
             progress.close()

@@ -78,7 +78,8 @@ def evidence_options(func: Callable) -> Callable:
 
 
 def evidence_replay_options(spark, min_isr, describe_files, describe_at, timezone) -> dict:
-    """The ReplayOptions fields of ``evidence_options`` (the snapshots are read with Spark, any path it reads)."""
+    """The ReplayOptions fields of ``evidence_options`` (snapshots: local files read here, any other path
+    with Spark; ``spark`` None: local files only, as the driver engine reads them)."""
     from kafka_forensics.core.errors import UsageError
     from kafka_forensics.jobs.final_state_job import read_snapshot
     from kafka_forensics.jobs.impact_job import MinIsrOption

@@ -9,8 +9,9 @@ with counts) so the command can show them; only aggregates reach the driver.
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -20,6 +21,7 @@ from kafka_forensics.core.tables import CONTROLLERS, EVENTS, FINDINGS
 from kafka_forensics.core.verdict import Verdict
 from kafka_forensics.replay.findings import SEVERITIES
 
+from .engine import DRIVER, SPARK
 from .fs import absolute
 from .stored_tables import read_table
 
@@ -54,7 +56,7 @@ def _quiet(stage: str, phase: str, counts: dict) -> None:
 
 
 def run_analyze(
-    spark: SparkSession,
+    spark: Union[SparkSession, Future],
     inputs: list[str],
     out_dir: str,
     report_path: str,
@@ -64,8 +66,12 @@ def run_analyze(
     top_findings: int = 5,
     top_partitions: int = 20,
     progress: Progress = _quiet,
+    engine: str = SPARK,
 ) -> AnalyzeResult:
+    """The four stages. ``spark``: the session, or a future of it (``spark_session.start_session``)
+    that the driver engine (``engine.DRIVER``) waits for only when ``check`` needs it."""
     from .check_job import run_check
+    from .parse_driver import parse_in_driver
     from .parse_job import run_parse
     from .replay_job import replay_events, validate_options
     from .report_job import build_report
@@ -73,6 +79,9 @@ def run_analyze(
     validate_options(replay_options)
     result = AnalyzeResult(out_dir=out_dir, report_path=report_path)
     out_dir = absolute(out_dir)  # what Spark reads; the result names the directory as given
+
+    def session() -> SparkSession:
+        return spark.result() if isinstance(spark, Future) else spark
 
     def stage(name: str, action: Callable[[], Any], counts: Callable[[Any], dict]) -> Any:
         progress(name, "start", {})
@@ -84,7 +93,9 @@ def run_analyze(
 
     result.parse = stage(
         "parse",
-        lambda: run_parse(spark, list(inputs), out_dir, parse_options),
+        (lambda: parse_in_driver(list(inputs), out_dir, parse_options))
+        if engine == DRIVER
+        else (lambda: run_parse(session(), list(inputs), out_dir, parse_options)),
         lambda p: {
             "lines": p.lines_read,
             "records": p.records,
@@ -95,21 +106,20 @@ def run_analyze(
     )
     if result.parse.records == 0:
         raise InputError(f"no recognisable Kafka log lines in {', '.join(map(str, inputs))}")
-    events = read_table(spark, out_dir, EVENTS)
     result.replay = stage(
         "replay",
-        lambda: replay_events(spark, events, out_dir, replay_options),
+        lambda: replay_events(session(), read_table(session(), out_dir, EVENTS), out_dir, replay_options),
         lambda r: {"partitions": r.partitions, "controllers": r.controllers, "findings": r.findings},
     )
     result.verdict = stage(
-        "check", lambda: run_check(spark, result.out_dir, check_config), lambda v: {"passed": bool(v.passed)}
+        "check", lambda: run_check(session(), result.out_dir, check_config), lambda v: {"passed": bool(v.passed)}
     )
     result.report = stage(
         "report",
-        lambda: build_report(spark, out_dir, report_path, top_partitions=top_partitions),
+        lambda: build_report(session(), out_dir, report_path, top_partitions=top_partitions),
         lambda r: {"bytes": r.size_bytes},
     )
-    summarize(spark, result, top_findings)
+    summarize(session(), result, top_findings)
     return result
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import SparkSession
 
-from kafka_forensics.core.errors import InputError
+from kafka_forensics.core.errors import InputError, UsageError
 
 # Kafka's appenders (config/log4j.properties, log4j2.yaml) and rotated names
 # (DailyRollingFileAppender '.'yyyy-MM-dd-HH), .gz, and 4.0.0's misnamed "stage-change.log".
@@ -44,18 +44,20 @@ def _display(uri: str, given: str) -> str:
     return os.path.relpath(path) if local_relative else path
 
 
-def discover(spark: SparkSession, inputs: list[str], notes: list[str] | None = None) -> list[InputFile]:
+def discover(spark: SparkSession | None, inputs: list[str], notes: list[str] | None = None) -> list[InputFile]:
     """Expand inputs; raise InputError naming the first input that does not exist or holds no logs.
 
     Every file is read once, however many inputs name it (the same path twice, a glob and a name,
     a symbolic link and its target: local files are compared by device and inode). Local
     directories are walked here, following symbolic links but never into a directory that is
     already on the walk's path (a loop). What was skipped or read once is appended to ``notes``
-    and logged as a warning (the ``kafka_forensics`` logger; on stderr by default)."""
+    and logged as a warning (the ``kafka_forensics`` logger; on stderr by default).
+
+    Plain local paths are listed here, as Hadoop's FileSystem would name them (``file:<absolute
+    path>``); globs and URIs through Hadoop's, which needs ``spark`` (None: plain local paths only,
+    for the driver engine)."""
     if not inputs:
         raise InputError("no input given: name log files, directories or globs")
-    jvm = spark.sparkContext._jvm
-    hconf = spark.sparkContext._jsc.hadoopConfiguration()
     found: dict[object, InputFile] = {}  # file identity → the file as first named
 
     def note(text: str) -> None:
@@ -65,36 +67,18 @@ def discover(spark: SparkSession, inputs: list[str], notes: list[str] | None = N
 
     for given in inputs:
         local = not _SCHEME.match(given) or given.startswith("file://")
-        target = given
-        if local and not given.startswith("file://"):
+        if local and not given.startswith("file://") and not _GLOB.search(given):
+            # a plain local path: Hadoop's listing would name it file:<absolute path>; no JVM needed
             target = os.path.abspath(given)
-            if not _GLOB.search(given):
-                if not os.path.exists(target):
-                    raise InputError(f"input not found: {given}")
-                if not os.access(target, os.R_OK):
-                    raise InputError(f"input not readable (permission denied): {given}")
-        path = jvm.org.apache.hadoop.fs.Path(target)
-        fs = path.getFileSystem(hconf)
-        try:
-            statuses = fs.globStatus(path)
-        except Exception as err:  # py4j error from an unreachable filesystem
-            raise InputError(f"cannot list {given}: {err}") from err
-        if statuses is None or len(statuses) == 0:
-            raise InputError(f"input not found: {given}")
-        named: list[tuple[object, InputFile]] = []  # (identity, file) of every file this input names
-        for status in statuses:
-            if local:
-                named += _local_files(status.getPath(), given, note)
-            elif status.isDirectory():
-                walker = fs.listFiles(status.getPath(), True)
-                while walker.hasNext():
-                    child = walker.next()
-                    if _is_log_name(child.getPath().getName()):
-                        uri = child.getPath().toString()
-                        named.append((uri, InputFile(uri, _display(uri, given), child.getLen())))
-            else:
-                uri = status.getPath().toString()
-                named.append((uri, InputFile(uri, _display(uri, given), status.getLen())))
+            if not os.path.exists(target):
+                raise InputError(f"input not found: {given}")
+            if not os.access(target, os.R_OK):
+                raise InputError(f"input not readable (permission denied): {given}")
+            named = _local_files(target, "file:" + target, given, note)
+        else:
+            if spark is None:
+                raise UsageError(f"{given}: globs and URIs are listed through Spark (Hadoop's FileSystem)")
+            named = _hadoop_files(spark, given, local, note)
         if not named:
             raise InputError(
                 f"no Kafka log files under {given} (looked for state-change.log*, controller.log*, "
@@ -129,14 +113,46 @@ def _already_read(given: str, named: list[tuple[object, InputFile]], found: dict
     return f"{given}: already read as {first.display} (the same file)"
 
 
-def _local_files(qualified, given: str, note) -> list[tuple[object, InputFile]]:
+def _hadoop_files(spark: SparkSession, given: str, local: bool, note) -> list[tuple[object, InputFile]]:
+    """(identity, file) of what a glob or a URI names, listed by Hadoop's FileSystem: local matches
+    are walked as local files, remote directories recursively."""
+    jvm = spark.sparkContext._jvm
+    hconf = spark.sparkContext._jsc.hadoopConfiguration()
+    target = os.path.abspath(given) if local and not given.startswith("file://") else given
+    path = jvm.org.apache.hadoop.fs.Path(target)
+    fs = path.getFileSystem(hconf)
+    try:
+        statuses = fs.globStatus(path)
+    except Exception as err:  # py4j error from an unreachable filesystem
+        raise InputError(f"cannot list {given}: {err}") from err
+    if statuses is None or len(statuses) == 0:
+        raise InputError(f"input not found: {given}")
+    named: list[tuple[object, InputFile]] = []  # (identity, file) of every file this input names
+    for status in statuses:
+        if local:
+            qualified = status.getPath()
+            named += _local_files(qualified.toUri().getPath(), qualified.toString(), given, note)
+        elif status.isDirectory():
+            walker = fs.listFiles(status.getPath(), True)
+            while walker.hasNext():
+                child = walker.next()
+                if _is_log_name(child.getPath().getName()):
+                    uri = child.getPath().toString()
+                    named.append((uri, InputFile(uri, _display(uri, given), child.getLen())))
+        else:
+            uri = status.getPath().toString()
+            named.append((uri, InputFile(uri, _display(uri, given), status.getLen())))
+    return named
+
+
+def _local_files(root: str, qualified: str, given: str, note) -> list[tuple[object, InputFile]]:
     """(identity, file) of a local file, or of the log files under a local directory: walked in
     name order, following symbolic links, skipping (with a note) a link back to a directory on the
-    current path, a directory already walked through another link, and a link that leads nowhere."""
-    root = qualified.toUri().getPath()
+    current path, a directory already walked through another link, and a link that leads nowhere.
+    ``root``: the path on disk; ``qualified``: the URI Hadoop's listing gives it (file:<root>)."""
 
     def make(path: str, info: os.stat_result) -> tuple[object, InputFile]:
-        uri = _local_uri(qualified, root, path)
+        uri = qualified + path[len(root) :]
         return (info.st_dev, info.st_ino), InputFile(uri, _display(uri, given), info.st_size)
 
     try:
@@ -177,8 +193,3 @@ def _local_files(qualified, given: str, note) -> list[tuple[object, InputFile]]:
     walked[(top.st_dev, top.st_ino)] = root
     walk(root, {(top.st_dev, top.st_ino): root})
     return out
-
-
-def _local_uri(qualified, root: str, path: str) -> str:
-    """The URI Spark's file listing would give ``path`` (under the qualified ``root``)."""
-    return qualified.toString() + path[len(root) :]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from typing import Optional
 
 from pyspark.sql import DataFrame, SparkSession, Window
@@ -25,28 +26,53 @@ from .impact_job import effective_frame
 _KEY = ("cluster", "topic", "partition")
 
 
-def read_snapshot(spark: SparkSession, path: str, at: Optional[dt.datetime]) -> SnapshotAt:
-    """Read and parse one snapshot file (any path Spark reads). Without ``at``, the file's modification time
-    (UTC) is the snapshot's time, and the findings say so."""
+def read_snapshot(spark: Optional[SparkSession], path: str, at: Optional[dt.datetime]) -> SnapshotAt:
+    """Read and parse one snapshot file: a local path here, any other path Spark reads (``spark``
+    None: local paths only). Without ``at``, the file's modification time (UTC, to the millisecond as
+    Hadoop's FileSystem gives it) is the snapshot's time, and the findings say so."""
+    if _SCHEME.match(path) is None:
+        content, mtime = _read_local(path)
+    else:
+        if spark is None:
+            raise InputError(f"--describe {path}: only local files can be read without Spark")
+        content, mtime = _read_with_spark(spark, path)
+    snapshot = parse_describe(content.decode("utf-8", errors="replace"), path)
+    if at is not None:
+        return SnapshotAt(snapshot, at, "--describe-at")
+    return SnapshotAt(snapshot, mtime, "file modification time")
+
+
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def _read_local(path: str) -> tuple[bytes, dt.datetime]:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(), local_mtime(path)
+    except IsADirectoryError:
+        raise InputError(f"--describe {path}: expected one file, found a directory") from None
+    except OSError as err:  # a missing path is the user's: one sentence, exit 2
+        raise InputError(f"--describe {path}: cannot read it ({err.strerror or type(err).__name__})") from err
+
+
+def _read_with_spark(spark: SparkSession, path: str) -> tuple[bytes, dt.datetime]:
     try:
         rows = spark.read.format("binaryFile").load(path).select("content", "modificationTime").collect()
     except Exception as err:  # a missing path is the user's: one sentence, exit 2
         raise InputError(f"--describe {path}: cannot read it ({type(err).__name__})") from err
     if len(rows) != 1:
         raise InputError(f"--describe {path}: expected one file, found {len(rows)}")
-    text = bytes(rows[0]["content"]).decode("utf-8", errors="replace")
-    snapshot = parse_describe(text, path)
-    if at is not None:
-        return SnapshotAt(snapshot, at, "--describe-at")
     mtime = rows[0]["modificationTime"]
     if mtime.tzinfo is None:  # Spark hands local wall time to Python: turn it into the instant it is
         mtime = mtime.astimezone()
-    return SnapshotAt(snapshot, mtime.astimezone(dt.timezone.utc), "file modification time")
+    return bytes(rows[0]["content"]), mtime.astimezone(dt.timezone.utc)
 
 
 def local_mtime(path: str) -> dt.datetime:
-    """A local file's modification time as an aware UTC instant (what ``read_snapshot`` uses without --describe-at)."""
-    return dt.datetime.fromtimestamp(os.path.getmtime(path), dt.timezone.utc)
+    """A local file's modification time as an aware UTC instant, to the millisecond (as Hadoop's
+    local FileSystem and Spark's binaryFile source give it)."""
+    millis = os.stat(path).st_mtime_ns // 1_000_000
+    return dt.datetime.fromtimestamp(millis // 1000, dt.timezone.utc).replace(microsecond=(millis % 1000) * 1000)
 
 
 def _as_dicts(rows) -> list[dict]:

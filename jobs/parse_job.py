@@ -36,7 +36,7 @@ from kafka_forensics.parsers.columnar import SplitResult, parse_file_columnar
 from kafka_forensics.parsers.records import ParseOptions
 
 from .discovery import InputFile, discover
-from .events_writer import finish, local_events_dir, part_name, write_events
+from .events_writer import STORED_SCHEMA, finish, local_events_dir, part_name, write_events
 from .fs import absolute, delete_path, path_exists, rename_path, write_text
 from .local_splits import SPLIT_BYTES, SPLIT_CONF, Split, SplitFacts, parse_split, plan_splits, settle
 from .local_splits import part_name as split_part
@@ -293,7 +293,8 @@ def _staged(spark: SparkSession, staging: str, kind: str) -> DataFrame:
     path = f"{staging}/{ROW_KIND}={kind}"
     if path_exists(spark, path):
         return spark.read.schema(from_arrow_schema(pa.schema(list(EVENTS_SCHEMA)))).parquet(path)
-    return spark.createDataFrame([], from_arrow_schema(pa.schema(list(EVENTS_SCHEMA))))
+    # as Spark reads files back: every column nullable, so an empty table is stored as a full one is
+    return spark.createDataFrame([], from_arrow_schema(STORED_SCHEMA))
 
 
 def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: ParseOptions) -> ParseSummary:
@@ -336,11 +337,16 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
         raise JobError(f"parse job failed: {short_error(err)}") from err
     write_text(spark, f"{out_dir}/parse_summary.json", summary.to_json())
     if summary.records == 0:
-        raise InputError(
-            f"no recognisable Kafka log lines in {len(files)} file(s) "
-            f"({summary.quarantined} line(s) quarantined; see {out_dir}/quarantine)"
-        )
+        raise no_records(summary, len(files), out_dir)
     return summary
+
+
+def no_records(summary: ParseSummary, files: int, out_dir: str) -> InputError:
+    """The error of a parse that found no Kafka record in its files (every line quarantined)."""
+    return InputError(
+        f"no recognisable Kafka log lines in {files} file(s) "
+        f"({summary.quarantined} line(s) quarantined; see {out_dir}/quarantine)"
+    )
 
 
 def _check_sizes(spark: SparkSession, files: list[InputFile]) -> None:
@@ -369,7 +375,37 @@ def _human(size: int) -> str:
 
 
 def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
-    """Counts from the written tables (column reads), checked against the readers' own counts.
+    """The summary of the tables under ``out_dir``: the files table's rows, one scan of two small
+    columns of the events (records and out-of-order flags per event type: a dialect is a file's, its
+    records come from the files table) and the quarantine's reasons (``summary_of``)."""
+    files = [row.asDict() for row in read_table(spark, out_dir, FILES).orderBy("source_file").collect()]
+    per_type = (
+        read_table(spark, out_dir, EVENTS)
+        .groupBy("event_type")
+        .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("ts_out_of_order").cast("int")).alias("o"))
+        .orderBy("event_type")
+        .collect()
+    )
+    quarantine = read_table(spark, out_dir, QUARANTINE_TABLE)
+    reasons = quarantine.groupBy("reason").count().orderBy(F.desc("count"), "reason").limit(QUARANTINE_REASONS)
+    return summary_of(
+        out_dir,
+        files,
+        {r["event_type"]: (r["n"], int(r["o"] or 0)) for r in per_type},
+        quarantine.count(),
+        {r[0]: r[1] for r in reasons.collect()},
+    )
+
+
+QUARANTINE_REASONS = 20  # the most frequent quarantine reasons a summary names
+
+
+def summary_of(
+    out_dir: str, files: list[dict], per_type: dict[str, tuple[int, int]], quarantined: int, reasons: dict[str, int]
+) -> ParseSummary:
+    """A parse's summary from its counts: ``files`` (the files table's rows, in ``source_file`` order),
+    ``per_type`` (event type -> records, out-of-order records), the quarantine's size and its most
+    frequent ``reasons``, the counts checked against the readers' own.
 
     Every line read is an event row, a quarantine row, or a line the reader folded into its records
     (``files.continuation_lines``): a stack trace's lines, which the events carry as ``n_continuation``,
@@ -377,8 +413,7 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
     to none (parsers/metadata_dump.py). So the continuation lines are the readers' count, as in the
     report's reconciliation, not the events' ``n_continuation`` alone."""
     summary = ParseSummary(out_dir=out_dir)
-    for row in read_table(spark, out_dir, FILES).orderBy("source_file").collect():  # one row per file
-        entry = row.asDict()
+    for entry in files:  # one row per file
         summary.files.append(entry)
         summary.lines_read += entry["lines_read"]
         summary.continuation_lines += entry["continuation_lines"] or 0
@@ -386,25 +421,13 @@ def summarize(spark: SparkSession, out_dir: str) -> ParseSummary:
             setattr(summary, counter, getattr(summary, counter) + (entry[counter] or 0))
         if entry["read_error"]:
             summary.read_errors.append(f"{entry['source_file']}: {entry['read_error']}")
-    # one scan of two small columns: records and flags per event type
-    # (a dialect is a file's: its records come from the files table)
-    events = read_table(spark, out_dir, EVENTS)
-    per_type = (
-        events.groupBy("event_type")
-        .agg(F.count(F.lit(1)).alias("n"), F.sum(F.col("ts_out_of_order").cast("int")).alias("o"))
-        .orderBy("event_type")
-        .collect()
-    )
-    summary.by_event_type = {r["event_type"]: r["n"] for r in per_type}
-    summary.records = sum(r["n"] for r in per_type)
-    summary.out_of_order = sum(int(r["o"] or 0) for r in per_type)
+    summary.by_event_type = {t: n for t, (n, _) in sorted(per_type.items())}
+    summary.records = sum(n for n, _ in per_type.values())
+    summary.out_of_order = sum(o for _, o in per_type.values())
     for entry in summary.files:
         if entry["records"]:
             summary.by_dialect[entry["dialect"]] = summary.by_dialect.get(entry["dialect"], 0) + entry["records"]
     summary.by_dialect = dict(sorted(summary.by_dialect.items()))
-    quarantine = read_table(spark, out_dir, QUARANTINE_TABLE)
-    summary.quarantined = quarantine.count()
-    summary.quarantine_reasons = {
-        r[0]: r[1] for r in quarantine.groupBy("reason").count().orderBy(F.desc("count"), "reason").limit(20).collect()
-    }
+    summary.quarantined = quarantined
+    summary.quarantine_reasons = reasons
     return summary

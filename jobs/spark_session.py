@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
 from typing import Iterable
 
@@ -111,6 +112,12 @@ def driver_jvm_running() -> bool:
     )
 
 
+def chosen_master(master: str | None, conf: dict[str, str] | None) -> str:
+    """The master a session this process launches gets: ``--master``, else ``--conf spark.master``,
+    else ``KAFKA_FORENSICS_MASTER``, else ``local[*]``."""
+    return master or (conf or {}).get("spark.master") or os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]")
+
+
 def session_settings(
     master: str | None,
     conf: dict[str, str] | None,
@@ -128,7 +135,7 @@ def session_settings(
     if running is None:
         quiet = resources.files("kafka_forensics.jobs") / "log4j2-quiet.properties"
         java_options = f"-Dlog4j2.configurationFile=file:{quiet}"
-        chosen = master or conf.get("spark.master") or os.environ.get("KAFKA_FORENSICS_MASTER", "local[*]")
+        chosen = chosen_master(master, conf)
         short = inputs is not None and chosen.startswith("local") and short_run(inputs)
         if short:
             java_options += " " + SHORT_RUN_JAVA_OPTION  # the user's own options below come later and win
@@ -181,3 +188,19 @@ def build_session(
     # (--debug: the whole error); KAFKA_FORENSICS_SPARK_LOG_LEVEL=ERROR shows Spark's errors again.
     spark.sparkContext.setLogLevel(os.environ.get("KAFKA_FORENSICS_SPARK_LOG_LEVEL", "OFF"))
     return spark
+
+
+def start_session(
+    master: str | None = None,
+    conf: dict[str, str] | None = None,
+    app_name: str = "kafka-forensics",
+    inputs: Iterable[str] | None = None,
+) -> Future[SparkSession]:
+    """``build_session`` in a background thread: the JVM starts (seconds, in another process) while
+    this one works, e.g. the driver engine's parse and replay (``jobs/engine.py``). ``result()`` waits
+    for it and raises what ``build_session`` raised."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kafka-forensics-session")
+    try:
+        return pool.submit(build_session, master, conf, app_name, inputs)
+    finally:
+        pool.shutdown(wait=False)

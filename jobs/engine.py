@@ -1,0 +1,70 @@
+"""Which engine runs a command's parse and replay: Spark's jobs, or the driver alone for a short run.
+
+On a small input Spark's cost is its own, not the data's: a 584-line incident took 7 s to parse and
+15 s to replay in Spark (hundreds of small jobs, each planned, compiled and scheduled), and well under
+a second each in one Python process (bench/RESULTS.md, "The driver engine"). Both engines run the same
+code on the lines: the functions Spark's Python workers call (``local_splits.parse_split``, the replay's
+per-partition and per-cluster twins), writing the same tables (tests hold them equal). What differs is
+only who runs the loop: Spark's tasks, or the command itself, while the JVM that ``check`` and
+``report`` need starts beside it.
+
+``--conf spark.kafka_forensics.engine=spark`` keeps Spark for every stage; ``=driver`` asks for the
+driver whatever the size (local inputs and a local DIR only). The default, ``auto``, takes the driver
+when this command launches a local Spark itself for a short run (``spark_session.short_run``: at most
+32 MiB of local input): under spark-submit or in a notebook's running session, Spark runs everything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Iterable, Optional
+
+from kafka_forensics.core.errors import UsageError
+
+ENGINE_CONF = "spark.kafka_forensics.engine"  # auto (default) | spark | driver
+SPARK, DRIVER = "spark", "driver"
+_CHOICES = ("auto", SPARK, DRIVER)
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_GLOB = re.compile(r"[*?\[{]")
+
+
+def engine_choice(conf: Optional[dict[str, str]]) -> str:
+    """The engine asked for with ``--conf spark.kafka_forensics.engine=...`` (``auto`` if none)."""
+    choice = (conf or {}).get(ENGINE_CONF, "auto").strip().lower()
+    if choice not in _CHOICES:
+        raise UsageError(f"{ENGINE_CONF} must be auto, spark or driver, not {choice!r}")
+    return choice
+
+
+def local_plain(inputs: Iterable[str], out_dir: str) -> bool:
+    """True if every input is an existing local path (no scheme, no glob) and DIR is local: what the
+    driver reads and writes without Hadoop's FileSystem."""
+    given = list(inputs)
+    return (
+        bool(given)
+        and all(not _SCHEME.match(p) and not _GLOB.search(p) and os.path.exists(p) for p in given)
+        and not _SCHEME.match(out_dir)
+    )
+
+
+def choose_engine(inputs: list[str], out_dir: str, master: Optional[str], conf: Optional[dict[str, str]]) -> str:
+    """``DRIVER`` or ``SPARK`` for a command that parses (and replays) ``inputs`` into ``out_dir``."""
+    from .spark_session import chosen_master, driver_jvm_running, short_run
+
+    choice = engine_choice(conf)
+    if choice == SPARK:
+        return SPARK
+    local = local_plain(inputs, out_dir)
+    if choice == DRIVER:
+        if not local:
+            raise UsageError(
+                f"{ENGINE_CONF}=driver reads local files and paths only (no globs, no URIs) into a local DIR"
+            )
+        return DRIVER
+    launches_local = not driver_jvm_running() and chosen_master(master, conf).startswith("local")
+    short = local and launches_local and short_run(inputs)
+    return DRIVER if short else SPARK
+
+
+__all__ = ["DRIVER", "ENGINE_CONF", "SPARK", "choose_engine", "engine_choice", "local_plain"]
