@@ -80,7 +80,10 @@ def test_cli_parse_of_a_file_with_an_impossible_timestamp_exits_0(tmp_path):
 def test_a_real_internal_error_is_one_sentence_on_stderr(tmp_path):
     (tmp_path / "state-change.log").write_bytes(text(STATE_CHANGE_21))
     # Python workers that cannot start: the Spark job fails for a reason no input line caused.
-    result = _cli(["parse", str(tmp_path), "--out", str(tmp_path / "out")], PYSPARK_PYTHON="/bin/false")
+    result = _cli(
+        ["parse", str(tmp_path), "--out", str(tmp_path / "out"), "--conf", "spark.kafka_forensics.engine=spark"],
+        PYSPARK_PYTHON="/bin/false",
+    )
     assert result.returncode == 3, result.stderr[-3000:]
     lines = _stderr_lines(result)
     assert len(lines) == 1 and lines[0].startswith("kafka-forensics: error: parse job failed: "), lines[:20]
