@@ -8,6 +8,7 @@ with counts) so the command can show them; only aggregates reach the driver.
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -111,14 +112,37 @@ def run_analyze(
         lambda: replay_events(session(), read_table(session(), out_dir, EVENTS), out_dir, replay_options),
         lambda r: {"partitions": r.partitions, "controllers": r.controllers, "findings": r.findings},
     )
-    result.verdict = stage(
-        "check", lambda: run_check(session(), result.out_dir, check_config), lambda v: {"passed": bool(v.passed)}
-    )
-    result.report = stage(
-        "report",
-        lambda: build_report(session(), out_dir, report_path, top_partitions=top_partitions),
-        lambda r: {"bytes": r.size_bytes},
-    )
+    # The report is built beside the check (another thread, the same session): most of either is
+    # Spark's fixed cost per query, on a JVM with two cores, and only the report's last step, reading
+    # the verdict, needs the check done. Its time is its own, from its start beside the check.
+    checked = threading.Event()
+    built: dict[str, Any] = {}
+
+    def report() -> None:
+        began = time.monotonic()
+        try:
+            built["report"] = build_report(
+                session(), out_dir, report_path, top_partitions=top_partitions, verdict_ready=checked.wait
+            )
+        except BaseException as err:  # raised again in the command's thread
+            built["error"] = err
+        built["seconds"] = time.monotonic() - began
+
+    # a daemon: when the check fails, the command ends with its error without waiting for the report
+    beside = threading.Thread(target=report, name="kafka-forensics-report", daemon=True)
+    beside.start()
+    try:
+        result.verdict = stage(
+            "check", lambda: run_check(session(), result.out_dir, check_config), lambda v: {"passed": bool(v.passed)}
+        )
+    finally:
+        checked.set()
+    progress("report", "start", {})
+    beside.join()
+    if "error" in built:
+        raise built["error"]
+    result.report, result.seconds["report"] = built["report"], built["seconds"]
+    progress("report", "done", {"bytes": result.report.size_bytes, "beside": "check", "seconds": built["seconds"]})
     summarize(session(), result, top_findings)
     return result
 

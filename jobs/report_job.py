@@ -14,7 +14,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Optional
+from typing import Callable, Optional
 
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
@@ -115,15 +115,24 @@ def build_report(
     top_partitions: int = 20,
     max_findings: int = MAX_FINDINGS,
     evidence_limit: int = EVIDENCE_LIMIT,
+    verdict_ready: Optional[Callable[[], None]] = None,
 ) -> ReportSummary:
-    """Read the replay tables under ``out_dir`` and write the self-contained HTML report ``out_html``."""
+    """Read the replay tables under ``out_dir`` and write the self-contained HTML report ``out_html``.
+
+    ``verdict_ready``: called (it may wait) just before the verdict is read, last: ``analyze`` builds the
+    report beside the check that writes the verdict."""
     if top_partitions < 0 or max_findings < 0 or evidence_limit < 0:
         raise InputError("--top must not be negative")
     out_dir = absolute(out_dir)
     _require_tables(spark, out_dir)
     try:
         data = collect_report_data(
-            spark, out_dir, top_partitions=top_partitions, max_findings=max_findings, evidence_limit=evidence_limit
+            spark,
+            out_dir,
+            top_partitions=top_partitions,
+            max_findings=max_findings,
+            evidence_limit=evidence_limit,
+            verdict_ready=verdict_ready,
         )
         page = render_report(data, evidence_limit=evidence_limit)
     except KafkaForensicsError:
@@ -172,7 +181,13 @@ def _write(spark: SparkSession, out_html: str, page: str, encoded: bytes) -> Non
 
 # ---- collection --------------------------------------------------------------------------------
 def collect_report_data(
-    spark: SparkSession, out_dir: str, *, top_partitions: int, max_findings: int, evidence_limit: int
+    spark: SparkSession,
+    out_dir: str,
+    *,
+    top_partitions: int,
+    max_findings: int,
+    evidence_limit: int,
+    verdict_ready: Optional[Callable[[], None]] = None,
 ) -> ReportData:
     read = lambda name: read_table(spark, out_dir, name)  # noqa: E731
     events, findings = read("events"), read("findings")
@@ -214,7 +229,7 @@ def collect_report_data(
         findings_total=0,
         findings_by_rule=_findings_by_rule(findings),
         rule_sentences=dict(RULES),
-        verdict=read_verdict(spark, out_dir),
+        verdict=VerdictSummary(status="not run"),  # read last (``verdict_ready``)
         controllers=[],
         controllers_total=0,
         broker_intervals=[],
@@ -280,6 +295,9 @@ def collect_report_data(
         data.quarantine, data.quarantine_total, reasons = _quarantine(quarantine)
         if reasons > len(data.quarantine):
             left_out.append(f"quarantine: showing {len(data.quarantine)} of {reasons:,} reasons")
+    if verdict_ready is not None:
+        verdict_ready()
+    data.verdict = read_verdict(spark, out_dir)
     return data
 
 

@@ -48,6 +48,9 @@ def test_a_zombie_controller_fails_the_expectations_with_exit_1(incident_run):
     verdict = json.loads((out / "verdict.json").read_text())
     assert verdict["passed"] is False and result.exit_code == 1 == verdict["exit_code"]
     assert "FAILED" in result.output
+    # the report is built beside the check and reads the verdict last: it shows this one, not "not run"
+    page = (out / "report.html").read_text("utf-8")
+    assert '<span class="verdict-failed">failed</span>' in page and 'class="verdict-not-run"' not in page
 
 
 @pytest.mark.spark
