@@ -17,7 +17,13 @@ from pyspark.sql import functions as F
 from kafka_forensics.core.errors import InputError
 from kafka_forensics.parsers.describe_output import parse_describe
 from kafka_forensics.replay.cluster import ClusterContext
-from kafka_forensics.replay.final_state import GONE, MAX_NAMED_TOPICS, SnapshotAt, compare_snapshot
+from kafka_forensics.replay.final_state import (
+    GONE,
+    MAX_NAMED_TOPICS,
+    SnapshotAt,
+    compare_snapshot,
+    snapshot_clusters,
+)
 from kafka_forensics.replay.findings import Finding
 
 from .impact_job import effective_frame
@@ -119,10 +125,7 @@ def final_state_findings(
         other_topics: dict[str, list[tuple[str, str]]] = {}
         for r in named:
             other_topics.setdefault(r["cluster"], []).append((r["topic"], r["cause"]))
-        clusters = sorted({k[0] for k in by_partition} | set(totals) | ({""} if not contexts else set()))
-        if not by_partition and not totals:
-            clusters = sorted(contexts) or [""]
-        for cluster in clusters:
+        for cluster in snapshot_clusters({k[0] for k in by_partition}, totals, contexts):
             ctx = contexts.get(cluster)
             out += compare_snapshot(
                 s,

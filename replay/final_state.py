@@ -301,6 +301,43 @@ def snapshot_inputs(partition_rows: Iterable[dict], s: SnapshotAt, lag: timedelt
     return rows_by_partition, alive, other_topics, {c: len(t) for c, t in others.items()}
 
 
+def snapshot_clusters(logged: Iterable[str], totals: dict[str, int], clusters: Iterable[str]) -> list[str]:
+    """The clusters one snapshot is compared with: those with rows of a described partition up to T + skew
+    (``logged``) or topics alive at T it does not list (``totals``); without either, every cluster of the
+    replay (the snapshot shows what the logs do not), or the one unnamed cluster."""
+    known = sorted(clusters)
+    chosen = set(logged) | {c for c, n in totals.items() if n}
+    if not chosen:
+        return known or [""]
+    return sorted(chosen | ({""} if not known else set()))
+
+
+def snapshot_findings(
+    partition_rows: Iterable[dict], contexts: dict, snapshots: Sequence[SnapshotAt], lag: timedelta, skew: timedelta
+) -> list[Finding]:
+    """Every finding of ``snapshots`` against in-memory timeline rows (``contexts``: ``ClusterContext`` per
+    cluster, for the controller at T); ``jobs/final_state_job.final_state_findings`` is the Spark twin."""
+    rows = list(partition_rows)
+    out: list[Finding] = []
+    for s in snapshots:
+        by_partition, alive, others, totals = snapshot_inputs(rows, s, lag, skew)
+        logged = {key[0] for key, kept in by_partition.items() if kept}
+        for cluster in snapshot_clusters(logged, totals, contexts):
+            ctx = contexts.get(cluster)
+            out += compare_snapshot(
+                s,
+                by_partition,
+                [r for r in alive if r["cluster"] == cluster],
+                others.get(cluster, []),
+                totals.get(cluster, 0),
+                ctx.controller_at(s.at) if ctx else None,
+                lag,
+                skew,
+                cluster,
+            )
+    return out
+
+
 __all__ = [
     "DESCRIBE_LAG_SECONDS",
     "RULE",
@@ -309,5 +346,7 @@ __all__ = [
     "compare_quorum",
     "compare_snapshot",
     "needed_rows",
+    "snapshot_clusters",
+    "snapshot_findings",
     "snapshot_inputs",
 ]

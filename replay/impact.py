@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from itertools import pairwise
 from typing import Iterable, Optional, Sequence
@@ -89,6 +89,14 @@ DEFAULT_SESSION_TIMEOUT_MS = 18000
 # Priority of the sources (lower wins): the option, the partition's own log config, the topic's and the
 # cluster's dynamic config (KRaft), the brokers' static config.
 OPTION, CREATED_LOG, TOPIC_CONFIG, CLUSTER_CONFIG, CONFIG_DUMP = 0, 1, 2, 3, 4
+
+
+@dataclass(frozen=True)
+class MinIsrOption:
+    """``--min-isr N`` / ``--min-isr TOPIC=N`` (``parse_min_isr_option``): the default and the per-topic values."""
+
+    default: Optional[int] = None
+    topics: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -341,9 +349,30 @@ class ClusterFacts:
         return (lines[i][0], lines[i][3]) if i >= 0 else None
 
 
-def cluster_facts(events: Iterable[dict], broker_rows: dict[str, list[dict]], cluster_of=lambda e: "") -> dict:
-    """``ClusterFacts`` per cluster from the events (dicts like rows of ``events``) and the ``brokers`` rows."""
+def session_timeouts(events: Iterable[dict], cluster_of=lambda e: "") -> dict[str, tuple[int, str]]:
+    """Per cluster, the longest session timeout (ms, file:line) a config dump of its lines states."""
+    out: dict[str, tuple[int, str]] = {}
+    for e in events:
+        found = session_timeout_of(e)
+        if found is not None:
+            cluster = cluster_of(e)
+            if cluster not in out or found > out[cluster]:
+                out[cluster] = found
+    return out
+
+
+def cluster_facts(
+    events: Iterable[dict],
+    broker_rows: dict[str, list[dict]],
+    cluster_of=lambda e: "",
+    timeouts: Optional[dict[str, tuple[int, str]]] = None,
+) -> dict:
+    """``ClusterFacts`` per cluster from the events (dicts like rows of ``events``) and the ``brokers`` rows.
+    ``timeouts``: the session timeouts per cluster when they come from other lines than ``events`` (the
+    replay's lines keep their message only where a rule reads it; the config dumps are in the parsed lines)."""
     facts: dict[str, ClusterFacts] = {c: ClusterFacts(list(rows), None, {}, {}) for c, rows in broker_rows.items()}
+    for cluster, found in (timeouts or {}).items():
+        facts.setdefault(cluster, ClusterFacts([], None, {}, {})).session_timeout = found
     for e in events:
         ts = e.get("ts")
         if ts is None:
@@ -356,7 +385,7 @@ def cluster_facts(events: Iterable[dict], broker_rows: dict[str, list[dict]], cl
             f.deletions.setdefault(e["topic"], []).append((ts, ref))
         if e.get("broker") is not None and e.get("log_kind") != "metadata":
             f.writers.setdefault(e["broker"], []).append((ts, e["source_file"], e["line_no"], ref))
-        found = session_timeout_of(e)
+        found = None if timeouts is not None else session_timeout_of(e)
         if found is not None and (f.session_timeout is None or found > f.session_timeout):
             f.session_timeout = found
     for f in facts.values():
@@ -572,6 +601,7 @@ __all__ = [
     "UNDER_REPLICATED",
     "ClusterFacts",
     "MinIsr",
+    "MinIsrOption",
     "MinIsrTable",
     "cluster_facts",
     "effective_rows",
@@ -580,4 +610,5 @@ __all__ = [
     "min_isr_table",
     "parse_min_isr_option",
     "partition_impact",
+    "session_timeouts",
 ]
