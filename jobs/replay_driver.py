@@ -60,7 +60,7 @@ from kafka_forensics.replay.collector import rare_full_collections
 from kafka_forensics.replay.events import LINE_COLUMNS, TEXT_EVENT_TYPES, compact_columns
 from kafka_forensics.replay.filters import keeps_place, keeps_time
 from kafka_forensics.replay.final_state import snapshot_findings
-from kafka_forensics.replay.findings import Finding, findings_order_key
+from kafka_forensics.replay.findings import Finding, findings_order_key, unique_findings
 from kafka_forensics.replay.impact import cluster_facts, impact_rows, impact_totals, min_isr_table, session_timeouts
 from kafka_forensics.replay.kraft import resolve_metadata_events
 from kafka_forensics.replay.local import LocalReplay, Selection, replay_all
@@ -188,14 +188,14 @@ class DriverReplay:
         self.replica_timeline = _ordered(local.replica_intervals, TABLE_ORDER[REPLICA_TIMELINE])
         lag, skew = timedelta(seconds=options.describe_lag_seconds), timedelta(seconds=options.clock_skew_seconds)
         final = snapshot_findings(self.partition_timeline, self.contexts, options.snapshots, lag, skew)
-        unique = {f.finding_id: f for f in [*local.findings, *final]}
-        self.findings = [f.to_row() for f in sorted(unique.values(), key=findings_order_key)]
+        unique = sorted(unique_findings([*local.findings, *final]), key=findings_order_key)
+        self.findings = [f.to_row() for f in unique]
         names = sorted(self.contexts)
         self.controllers = [c.to_row(n) for n in names for c in self.contexts[n].controllers]
         self.brokers = [b.to_row(n) for n in names for b in self.contexts[n].brokers]
         brokers = {n: [b.to_row(n) for b in self.contexts[n].brokers] for n in names}
         facts = cluster_facts(lines, brokers, cluster, timeouts)
-        impact = impact_rows(self.partition_timeline, facts, min_isr, _unclean_times(unique.values()))
+        impact = impact_rows(self.partition_timeline, facts, min_isr, _unclean_times(unique))
         self.impact = _ordered(impact, TABLE_ORDER[IMPACT])
         self.impact_totals = _ordered(impact_totals(impact), TABLE_ORDER[IMPACT_TOTALS])
 

@@ -329,6 +329,13 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
+def unique_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per id, the last one reported (the Spark job: ``dropDuplicates(["finding_id"])``). The same
+    finding may be reported twice (a cluster finding, found again); two *different* findings must never share
+    an id: the Spark job would keep either (``tests/jobs/test_replay_driver.py`` checks every recorded incident)."""
+    return list({f.finding_id: f for f in findings}.values())
+
+
 # The order of ``findings.jsonl`` and of the findings table: cluster, time (unknown last), rule, place (none
 # first), id. (column, nulls last); the Spark job sorts with the same list (``jobs/replay_job.sorted_findings``).
 FINDINGS_ORDER: tuple[tuple[str, bool], ...] = (

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Optional, Sequence
 from .cluster import ACTING_TYPES, ClusterContext, build_cluster_context, is_cluster_row
 from .collector import rare_full_collections
 from .events import compact_event, compact_events
-from .findings import Finding, findings_order_key, ref_of
+from .findings import Finding, findings_order_key, ref_of, unique_findings
 from .kraft import resolve_metadata_events
 from .partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from .partition_view import OFFLINE_REPLICAS_MARKED, per_partition_events
@@ -165,6 +165,5 @@ def replay_all(
         out = LocalReplay()
         for cluster in sorted(by_cluster):
             _replay_cluster(cluster, by_cluster[cluster], user_version, skew_seconds, out, selection)
-    unique = {f.finding_id: f for f in out.findings}
-    out.findings = sorted(unique.values(), key=findings_order_key)
+    out.findings = sorted(unique_findings(out.findings), key=findings_order_key)
     return out
