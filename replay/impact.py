@@ -371,8 +371,8 @@ def cluster_facts(
     ``timeouts``: the session timeouts per cluster when they come from other lines than ``events`` (the
     replay's lines keep their message only where a rule reads it; the config dumps are in the parsed lines)."""
     facts: dict[str, ClusterFacts] = {c: ClusterFacts(list(rows), None, {}, {}) for c, rows in broker_rows.items()}
-    for cluster, found in (timeouts or {}).items():
-        facts.setdefault(cluster, ClusterFacts([], None, {}, {})).session_timeout = found
+    for cluster, stated in (timeouts or {}).items():
+        facts.setdefault(cluster, ClusterFacts([], None, {}, {})).session_timeout = stated
     for e in events:
         ts = e.get("ts")
         if ts is None:

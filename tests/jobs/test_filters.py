@@ -161,7 +161,8 @@ def test_start_time_keeps_kraft_metadata_history(tmp_path):
         for r in pq.read_table(tmp_path / "out" / "findings").to_pylist()
         if r["rule"] == "partition_epoch_gap"
     ]
-    assert sorted(gaps) == [("payments", 1, 1), ("payments", 1, 3)]  # one finding per broker that applied the missing epoch
+    # one finding per broker that applied the missing epoch
+    assert sorted(gaps) == [("payments", 1, 1), ("payments", 1, 3)]
     # the replay in the driver keeps the same history before the window
     options = ReplayOptions(event_filter=event_filter_from(None, None, "2024-03-04 10:03:00,000", None))
     assert_driver_equals_job(tmp_path / "out", tmp_path, options)

@@ -56,9 +56,7 @@ def _options() -> ReplayOptions:
     path = incident / snap["file"]
     at = dt.datetime.fromtimestamp(snap["at_ms"] / 1000, dt.timezone.utc)
     snapshot = SnapshotAt(parse_describe(path.read_text("utf-8"), str(path)), at, "--describe-at")
-    return ReplayOptions(
-        cluster_from_path=CLUSTER_RX, min_isr=MinIsrOption(None, {"events": 2}), snapshots=(snapshot,)
-    )
+    return ReplayOptions(cluster_from_path=CLUSTER_RX, min_isr=MinIsrOption(None, {"events": 2}), snapshots=(snapshot,))
 
 
 @pytest.fixture(scope="module")
