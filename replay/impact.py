@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from itertools import pairwise
 from typing import Iterable, Optional, Sequence
 
@@ -140,6 +140,17 @@ def parse_min_isr_option(values: Sequence[str]) -> tuple[Optional[int], dict[str
     return default, topics
 
 
+_UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _stated_order(e: dict) -> tuple:
+    """The order in which settings take effect, the last one winning: time, then file and line. A line without a
+    time counts as the earliest (the Spark job's ``coalesce(ts, 0)``): it never overrides a setting whose time is
+    known, since nothing says it came later."""
+    ts = e.get("ts")
+    return (_UNKNOWN_TIME if ts is None else ts, e["source_file"], e["line_no"])
+
+
 def min_isr_table(
     events: Iterable[dict], option_default: Optional[int] = None, option_topics: Optional[dict[str, int]] = None
 ) -> MinIsrTable:
@@ -153,7 +164,7 @@ def min_isr_table(
     table = MinIsrTable(option_default, dict(option_topics or {}), {}, {})
     assert table.partitions is not None and table.topics is not None
     dumps: list[MinIsr] = []
-    for e in sorted(events, key=lambda e: (e.get("ts") is None, e.get("ts") or 0, e["source_file"], e["line_no"])):
+    for e in sorted(events, key=_stated_order):
         message = e.get("message") or ""
         ref = f"{e['source_file']}:{e['line_no']}"
         m = created.match(message)
@@ -368,10 +379,14 @@ def cluster_facts(
     timeouts: Optional[dict[str, tuple[int, str]]] = None,
 ) -> dict:
     """``ClusterFacts`` per cluster from the events (dicts like rows of ``events``) and the ``brokers`` rows.
-    ``timeouts``: the session timeouts per cluster when they come from other lines than ``events`` (the
-    replay's lines keep their message only where a rule reads it; the config dumps are in the parsed lines)."""
+    ``timeouts``: the session timeouts per cluster (``session_timeouts``) when they come from other lines than
+    ``events`` (the replay's lines keep their message only where a rule reads it; the config dumps are in the
+    parsed lines); default: from ``events``, whether or not a dump's line has a time (as the Spark job)."""
+    if timeouts is None:
+        events = list(events)
+        timeouts = session_timeouts(events, cluster_of)
     facts: dict[str, ClusterFacts] = {c: ClusterFacts(list(rows), None, {}, {}) for c, rows in broker_rows.items()}
-    for cluster, stated in (timeouts or {}).items():
+    for cluster, stated in timeouts.items():
         facts.setdefault(cluster, ClusterFacts([], None, {}, {})).session_timeout = stated
     for e in events:
         ts = e.get("ts")
@@ -385,9 +400,6 @@ def cluster_facts(
             f.deletions.setdefault(e["topic"], []).append((ts, ref))
         if e.get("broker") is not None and e.get("log_kind") != "metadata":
             f.writers.setdefault(e["broker"], []).append((ts, e["source_file"], e["line_no"], ref))
-        found = None if timeouts is not None else session_timeout_of(e)
-        if found is not None and (f.session_timeout is None or found > f.session_timeout):
-            f.session_timeout = found
     for f in facts.values():
         for topic_deletions in (f.deletions or {}).values():
             topic_deletions.sort()

@@ -28,7 +28,7 @@ from kafka_forensics.replay import local
 from kafka_forensics.replay.final_state import SnapshotAt
 from kafka_forensics.replay.findings import unique_findings
 from kafka_forensics.replay.impact import MinIsrOption
-from tests.support.driver_replay import assert_same_outputs, run_driver
+from tests.support.driver_replay import assert_driver_equals_job, assert_same_outputs, run_driver
 from tests.support.paths import REPO
 from tests.support.recorded import parsed_rows, require_recorded
 
@@ -36,17 +36,22 @@ CLUSTER_RX = r"sample_logs/(real-[^/]+)/"
 SNAPSHOT_OF = "real-3.9-kraft-controller-kill"  # a KRaft incident: the snapshot has the quorum's status too
 
 
-@pytest.fixture(scope="module")
-def recorded_events(tmp_path_factory) -> Path:
-    """Every recorded incident parsed in-process into one ``events`` table (as the parse job's workers write it)."""
+def write_events(out: Path, directories: list[Path]) -> Path:
+    """``out/events`` of every log under ``directories``, parsed in-process (``recorded.parsed_rows``, cached for
+    the run) and written as the parse job's workers write it: one file per directory, every column nullable."""
     stored = pa.schema([f.with_nullable(True) for f in EVENTS_SCHEMA])
-    out = tmp_path_factory.mktemp("recorded") / "spark"
     (out / EVENTS).mkdir(parents=True)
-    for n, incident in enumerate(require_recorded()):
-        rows, _ = parsed_rows(incident)
+    for n, directory in enumerate(directories):
+        rows, _ = parsed_rows(directory)
         table = pa.Table.from_pylist(list(rows), schema=EVENTS_SCHEMA).cast(stored)
         pq.write_table(table, out / EVENTS / f"part-{n:05d}.parquet")
     return out
+
+
+@pytest.fixture(scope="module")
+def recorded_events(tmp_path_factory) -> Path:
+    """Every recorded incident in one ``events`` table."""
+    return write_events(tmp_path_factory.mktemp("recorded") / "spark", require_recorded())
 
 
 def _options() -> ReplayOptions:
@@ -56,7 +61,12 @@ def _options() -> ReplayOptions:
     path = incident / snap["file"]
     at = dt.datetime.fromtimestamp(snap["at_ms"] / 1000, dt.timezone.utc)
     snapshot = SnapshotAt(parse_describe(path.read_text("utf-8"), str(path)), at, "--describe-at")
-    return ReplayOptions(cluster_from_path=CLUSTER_RX, min_isr=MinIsrOption(None, {"events": 2}), snapshots=(snapshot,))
+    return ReplayOptions(
+        cluster_from_path=CLUSTER_RX,
+        clock_skew_seconds=1.0,
+        min_isr=MinIsrOption(None, {"events": 2}),
+        snapshots=(snapshot,),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +102,24 @@ def test_the_replay_in_the_driver_equals_the_job_on_every_recorded_incident(spar
     impact = pq.read_table(driver_out / "impact").to_pylist()
     assert any(r["min_isr_source"] == "--min-isr" for r in impact)
     assert "final_state_mismatch" in summary.findings_by_rule
+
+
+SAMPLE = REPO / "sample_logs" / "kafka-2.4-controller-failover"
+# The options no other Spark run of the suite writes outputs with: the release to judge by, the tolerated clock
+# skew, and the partition stage narrowed to one partition (timeline, describe).
+NARROW = ReplayOptions(kafka_version="2.4.1", clock_skew_seconds=0.5, topic="orders", partition=2)
+
+
+@pytest.mark.spark
+def test_the_replay_in_the_driver_equals_the_job_with_a_version_a_skew_and_one_partition(spark, tmp_path):
+    from kafka_forensics.jobs.replay_job import replay_events
+    from kafka_forensics.jobs.stored_tables import read_table
+
+    job_out = write_events(tmp_path / "spark", [SAMPLE])
+    replay_events(spark, read_table(spark, str(job_out), EVENTS), str(job_out), NARROW)
+    summary = assert_driver_equals_job(job_out, tmp_path, NARROW)
+    assert summary is not None and summary.partitions == 1
+    assert "stale_epoch_rejected" not in summary.findings_by_rule  # about no partition: not replayed for one
 
 
 def test_the_replay_in_the_driver_runs_without_pyspark(recorded_events, tmp_path):
