@@ -21,8 +21,7 @@ from kafka_forensics.replay.final_state import (
     GONE,
     MAX_NAMED_TOPICS,
     SnapshotAt,
-    compare_snapshot,
-    snapshot_clusters,
+    compare_clusters,
 )
 from kafka_forensics.replay.findings import Finding
 
@@ -125,19 +124,7 @@ def final_state_findings(
         other_topics: dict[str, list[tuple[str, str]]] = {}
         for r in named:
             other_topics.setdefault(r["cluster"], []).append((r["topic"], r["cause"]))
-        for cluster in snapshot_clusters({k[0] for k in by_partition}, totals, contexts):
-            ctx = contexts.get(cluster)
-            out += compare_snapshot(
-                s,
-                by_partition,
-                [r for r in current if r["cluster"] == cluster],
-                other_topics.get(cluster, []),
-                totals.get(cluster, 0),
-                ctx.controller_at(s.at) if ctx else None,
-                lag,
-                skew,
-                cluster,
-            )
+        out += compare_clusters(s, by_partition, current, other_topics, totals, contexts, lag, skew)
     return out
 
 
