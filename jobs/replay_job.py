@@ -302,11 +302,7 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
         ("cluster", "controller_id", "controller_epoch"),
         _stale_rows,
     )
-    if (
-        options.topic is not None
-        or options.partition is not None
-        or (options.event_filter is not None and options.event_filter.has_place)
-    ):
+    if options.has_place:  # stale-epoch episodes name no partition
         stale = stale.limit(0)
     out = replayed.unionByName(stale).persist(StorageLevel.MEMORY_AND_DISK)
     partition_timeline = _select(out, "partition", PARTITION_TIMELINE_SCHEMA)

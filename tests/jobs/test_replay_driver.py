@@ -66,6 +66,7 @@ def _options() -> ReplayOptions:
         clock_skew_seconds=1.0,
         min_isr=MinIsrOption(None, {"events": 2}),
         snapshots=(snapshot,),
+        describe_lag_seconds=3.0,
     )
 
 
