@@ -18,7 +18,12 @@ from pyspark.sql import functions as F
 from kafka_forensics.core.errors import InputError
 from kafka_forensics.parsers.describe_output import parse_describe
 from kafka_forensics.replay.cluster import ClusterContext
-from kafka_forensics.replay.final_state import GONE, MAX_NAMED_TOPICS, SnapshotAt, compare_snapshot
+from kafka_forensics.replay.final_state import (
+    GONE,
+    MAX_NAMED_TOPICS,
+    SnapshotAt,
+    compare_clusters,
+)
 from kafka_forensics.replay.findings import Finding
 
 from .impact_job import effective_frame
@@ -145,22 +150,7 @@ def final_state_findings(
         other_topics: dict[str, list[tuple[str, str]]] = {}
         for r in named:
             other_topics.setdefault(r["cluster"], []).append((r["topic"], r["cause"]))
-        clusters = sorted({k[0] for k in by_partition} | set(totals) | ({""} if not contexts else set()))
-        if not by_partition and not totals:
-            clusters = sorted(contexts) or [""]
-        for cluster in clusters:
-            ctx = contexts.get(cluster)
-            out += compare_snapshot(
-                s,
-                by_partition,
-                [r for r in current if r["cluster"] == cluster],
-                other_topics.get(cluster, []),
-                totals.get(cluster, 0),
-                ctx.controller_at(s.at) if ctx else None,
-                lag,
-                skew,
-                cluster,
-            )
+        out += compare_clusters(s, by_partition, current, other_topics, totals, contexts, lag, skew)
     return out
 
 

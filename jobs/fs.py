@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
-from pyspark.sql import SparkSession
+if TYPE_CHECKING:  # annotations only: ``absolute`` serves the replay in the driver, which runs without pyspark
+    from pyspark.sql import SparkSession
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 

@@ -13,7 +13,6 @@ reach the driver.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Optional
 
 from pyspark.sql import Column, DataFrame, Window
@@ -48,6 +47,7 @@ from kafka_forensics.replay.impact import (
     UNDER_MIN_ISR,
     UNDER_REPLICATED,
     ZK_SESSION_RX,
+    MinIsrOption,
 )
 from kafka_forensics.replay.partition_view import BROKER_VIEW, FAILURE
 from kafka_forensics.statemachines.states import PartitionState as P
@@ -56,14 +56,7 @@ from .lineage import materialized
 
 _KEY = ("cluster", "topic", "partition")
 _VALUES = ("state", "leader", "isr", "replicas")
-
-
-@dataclass(frozen=True)
-class MinIsrOption:
-    """``--min-isr N`` / ``--min-isr TOPIC=N`` (replay.impact.parse_min_isr_option)."""
-
-    default: Optional[int] = None
-    topics: dict[str, int] = field(default_factory=dict)
+_NO_MIN_ISR = MinIsrOption()  # no --min-isr: what the logs state
 
 
 def _ref(df_file: str = "source_file", df_line: str = "line_no") -> Column:
@@ -278,7 +271,7 @@ def impact_frame(
     findings: DataFrame,
     events: DataFrame,
     cluster_events: DataFrame,
-    option: MinIsrOption = MinIsrOption(),
+    option: MinIsrOption = _NO_MIN_ISR,
 ) -> DataFrame:
     """The ``impact`` table. ``events``: the parsed lines with their ``cluster`` (their messages state
     min.insync.replicas and session timeouts); ``cluster_events``: the replay's prepared lines."""

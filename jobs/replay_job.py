@@ -17,9 +17,8 @@ Nothing that grows with the input is collected; tables and ``findings.jsonl`` ar
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Callable, Iterable, Iterator, Optional
 
@@ -29,7 +28,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from kafka_forensics.core.errors import JobError, KafkaForensicsError, UsageError
+from kafka_forensics.core.errors import JobError, KafkaForensicsError
 from kafka_forensics.core.tables import (
     BROKERS_SCHEMA,
     CONTROLLERS_SCHEMA,
@@ -42,32 +41,30 @@ from kafka_forensics.core.tables import (
     PARTITION_TIMELINE_SCHEMA,
     REPLICA_TIMELINE_SCHEMA,
 )
-from kafka_forensics.core.versions import read_kafka_version
 from kafka_forensics.replay.cluster import (
     ACTING_TYPES,
     ClusterContext,
     build_cluster_context,
 )
 from kafka_forensics.replay.collector import rare_full_collections
-from kafka_forensics.replay.events import REPLAY_COLUMNS, compact_columns, compact_events
-from kafka_forensics.replay.final_state import DESCRIBE_LAG_SECONDS, SnapshotAt
-from kafka_forensics.replay.findings import SEVERITIES
+from kafka_forensics.replay.events import REPLAY_COLUMNS, TEXT_EVENT_TYPES, compact_columns, compact_events
+from kafka_forensics.replay.findings import FINDINGS_ORDER, SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED, PARTITION_TEXT
 from kafka_forensics.replay.stale_epochs import REJECTED, TOP_LEVEL_ERROR_11, stale_epoch_finding
 
-from .filters import EventFilter, apply_place, apply_time
+from .filters import apply_place, apply_time
 from .final_state_job import final_state_findings
 from .fs import absolute, write_text
-from .impact_job import MinIsrOption, impact_frame, impact_totals_frame
+from .impact_job import impact_frame, impact_totals_frame
 from .replay_kraft import cluster_rows_filter, prepare_metadata_events
+from .replay_options import ReplayOptions, ReplaySummary, impact_summary, validate_options
 from .spark_errors import short_error
 from .stored_tables import read_table
 
 BATCH_ROWS = 4096
 # Columns the Python side reads (``replay.events``); message/stack only where a rule reads them.
 _REPLAY_COLUMNS = ("cluster", *REPLAY_COLUMNS)
-_TEXT_TYPES = ("partition_state_change_failed", "replica_state_change_failed", "no_replica_alive", "live_brokers")
 _STALE_TYPES = ("stale_controller_epoch_rejected", "controller_response")
 
 # The Python workers emit the three replay tables in one Arrow stream, told apart by ROW_KIND.
@@ -88,37 +85,6 @@ def _unified() -> pa.Schema:
 REPLAY_OUTPUT_SCHEMA = _unified()  # what the Python workers emit: the three tables in one stream
 
 
-@dataclass(frozen=True)
-class ReplayOptions:
-    kafka_version: Optional[str] = None  # --kafka-version: judge every line against this release
-    cluster_from_path: Optional[str] = None  # regex whose last group in source_file names the cluster
-    clock_skew_seconds: float = 2.0
-    topic: Optional[str] = None  # restrict the partition stage (timeline, describe --topic)
-    partition: Optional[int] = None
-    event_filter: Optional[EventFilter] = None  # --topic/--partitions/--start-time/--end-time (jobs.filters)
-    min_isr: MinIsrOption = field(default_factory=MinIsrOption)  # --min-isr N / TOPIC=N (impact)
-    snapshots: tuple[SnapshotAt, ...] = ()  # --describe FILE [--describe-at T]: the final-state oracle
-    describe_lag_seconds: float = DESCRIBE_LAG_SECONDS
-
-
-@dataclass
-class ReplaySummary:
-    out_dir: Optional[str]
-    clusters: list[str] = field(default_factory=list)
-    controllers: int = 0
-    broker_intervals: int = 0
-    partitions: int = 0
-    partition_intervals: int = 0
-    replica_intervals: int = 0
-    findings: int = 0
-    findings_by_rule: dict[str, dict[str, int]] = field(default_factory=dict)
-    # per cluster and impact kind: partitions, episodes, open_episodes, seconds, longest_seconds, longest (t-p)
-    impact: dict[str, dict[str, dict]] = field(default_factory=dict)
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True)
-
-
 @dataclass
 class ReplayFrames:
     partition_timeline: DataFrame
@@ -136,20 +102,6 @@ class ReplayFrames:
             df.unpersist()
 
 
-def validate_options(options: ReplayOptions) -> None:
-    if options.kafka_version:
-        read_kafka_version(options.kafka_version)  # UnknownKafkaVersionError (exit 2)
-    if options.cluster_from_path:
-        try:
-            rx = re.compile(options.cluster_from_path)
-        except re.error as err:
-            raise UsageError(f"--cluster-from-path is not a valid regex: {err}") from err
-        if rx.groups < 1:
-            raise UsageError("--cluster-from-path needs a capture group for the cluster name")
-    if options.clock_skew_seconds < 0:
-        raise UsageError("--clock-skew must not be negative")
-
-
 def with_cluster(events: DataFrame, cluster_from_path: Optional[str]) -> DataFrame:
     """Add ``cluster``: the regex's last group in source_file ('' = the one cluster, or no match)."""
     if not cluster_from_path:
@@ -159,7 +111,7 @@ def with_cluster(events: DataFrame, cluster_from_path: Optional[str]) -> DataFra
 
 
 def _prepare(events: DataFrame) -> DataFrame:
-    text_wanted = F.col("event_type").isin(*_TEXT_TYPES)
+    text_wanted = F.col("event_type").isin(*sorted(TEXT_EVENT_TYPES))
     return events.select(
         *[F.when(text_wanted, F.col(c)).alias(c) if c in ("message", "stack") else F.col(c) for c in _REPLAY_COLUMNS]
     )
@@ -350,11 +302,7 @@ def replay_frames(spark: SparkSession, events: DataFrame, options: ReplayOptions
         ("cluster", "controller_id", "controller_epoch"),
         _stale_rows,
     )
-    if (
-        options.topic is not None
-        or options.partition is not None
-        or (options.event_filter is not None and options.event_filter.has_place)
-    ):
+    if options.has_place:  # stale-epoch episodes name no partition
         stale = stale.limit(0)
     out = replayed.unionByName(stale).persist(StorageLevel.MEMORY_AND_DISK)
     partition_timeline = _select(out, "partition", PARTITION_TIMELINE_SCHEMA)
@@ -401,19 +349,10 @@ def _frame(spark: SparkSession, rows: list[dict], schema: pa.Schema) -> DataFram
     return spark.createDataFrame(data, from_arrow_schema(schema))
 
 
-FINDINGS_ORDER = ("cluster", "ts", "rule", "topic", "partition", "replica", "finding_id")
-
-
 def sorted_findings(findings: DataFrame) -> DataFrame:
-    """The deterministic order of findings.jsonl: cluster, time (unknown last), rule, place, id."""
+    """The deterministic order of findings.jsonl (``replay.findings.FINDINGS_ORDER``), in one task."""
     return findings.repartition(1).sortWithinPartitions(
-        "cluster",
-        F.col("ts").asc_nulls_last(),
-        "rule",
-        F.col("topic").asc_nulls_first(),
-        F.col("partition").asc_nulls_first(),
-        F.col("replica").asc_nulls_first(),
-        "finding_id",
+        *[F.col(c).asc_nulls_last() if nulls_last else F.col(c).asc_nulls_first() for c, nulls_last in FINDINGS_ORDER]
     )
 
 
@@ -470,30 +409,11 @@ def summarize(frames: ReplayFrames, out_dir: Optional[str]) -> ReplaySummary:
     ).first()
     summary.partition_intervals, summary.partitions = int(counts["n"]), int(counts["p"])
     summary.replica_intervals = frames.replica_timeline.count()
-    by_rule: dict[str, dict[str, int]] = {}
-    for r in frames.findings.groupBy("rule", "severity").count().orderBy("rule", "severity").collect():
-        by_rule.setdefault(r["rule"], {})[r["severity"]] = int(r["count"])
-    summary.findings_by_rule = {
-        rule: dict(sorted(sev.items(), key=lambda kv: SEVERITIES.index(kv[0]))) for rule, sev in sorted(by_rule.items())
-    }
-    summary.findings = sum(sum(v.values()) for v in by_rule.values())
-    summary.impact = impact_summary(frames.impact_totals)
+    summary.count_findings(
+        (r["rule"], r["severity"], r["count"]) for r in frames.findings.groupBy("rule", "severity").count().collect()
+    )
+    summary.impact = impact_summary(collect_arrow(frames.impact_totals.filter(F.col("topic").isNull())))
     return summary
-
-
-def impact_summary(totals: DataFrame) -> dict[str, dict[str, dict]]:
-    """cluster -> kind -> the cluster's totals (a few rows: clusters x kinds)."""
-    out: dict[str, dict[str, dict]] = {}
-    for r in collect_arrow(totals.filter(F.col("topic").isNull()).orderBy("cluster", "kind")):
-        out.setdefault(r["cluster"], {})[r["kind"]] = {
-            "partitions": int(r["partitions"]),
-            "episodes": int(r["episodes"]),
-            "open_episodes": int(r["open_episodes"]),
-            "seconds": float(r["seconds"]),
-            "longest_seconds": float(r["longest_seconds"]),
-            "longest": f"{r['longest_topic']}-{r['longest_partition']}",
-        }
-    return out
 
 
 def replay_events(spark: SparkSession, events: DataFrame, out_dir: str, options: ReplayOptions) -> ReplaySummary:
@@ -541,7 +461,7 @@ class arrow_batches:
     batch, 5.6 s with 1,000, and 1.6 s with the byte check off (bench/RESULTS.md, "The Arrow writer's
     size check"). So the check is off (``Int.MaxValue``, which Spark treats as "no limit") and a batch
     holds at most ``rows`` rows: the replay's input keeps text only for the few event types that need
-    it (``_TEXT_TYPES``), each message at most the reader's line limit (1 MiB by default)."""
+    it (``replay.events.TEXT_EVENT_TYPES``), each message at most the reader's line limit (1 MiB by default)."""
 
     def __init__(self, spark: SparkSession, rows: int = 1000):
         self.spark = spark

@@ -9,7 +9,6 @@ broadcast ``ClusterContext`` (small: they grow with controller and broker events
 
 from __future__ import annotations
 
-import json
 from typing import Iterable, Iterator
 
 import pyarrow as pa
@@ -18,7 +17,6 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from kafka_forensics.replay.cluster import ClusterContext
-from kafka_forensics.replay.findings import format_ts
 from kafka_forensics.replay.story import (
     CAPS,
     CONTROLLER_SOURCES,
@@ -26,16 +24,17 @@ from kafka_forensics.replay.story import (
     FINDING,
     ROUND_GAP_SECONDS,
     ROUND_SAMPLE,
+    STORY_JSON,
     Story,
     election_kind,
     state_before,
+    story_document,
+    story_json,
     tell,
 )
 
 from .fs import write_text
 from .replay_job import ReplayFrames, collect_arrow, severity_rank
-
-STORY_JSON = "story.json"
 
 _TS = pa.timestamp("us", tz="UTC")
 _CHANGE_SCHEMA = pa.schema(
@@ -196,22 +195,6 @@ def story_rows(told: list[Story]) -> list[dict]:
     return [s.to_row() for story in told for s in story.sentences]
 
 
-def story_document(told: list[Story]) -> dict:
-    """What ``DIR/story.json`` holds: the sentences in order and what was left out, per cluster."""
-    return {
-        "format": "kafka-forensics-story/1",
-        "clusters": [
-            {
-                "cluster": story.cluster,
-                "sentences": [{**s.to_row(), "ts": format_ts(s.ts)} for s in story.sentences],
-                "left_out": story.left_out,
-                "notes": story.notes(),
-            }
-            for story in told
-        ],
-    }
-
-
 def run_story(spark: SparkSession, inputs: list[str], parse_options, replay_options) -> list[Story]:
     """``kafka-forensics story``: parse and replay in memory, then tell every cluster's story."""
     from .inspect_job import replayed_in_memory
@@ -221,7 +204,7 @@ def run_story(spark: SparkSession, inputs: list[str], parse_options, replay_opti
 
 
 def write_story(spark: SparkSession, told: list[Story], out_dir: str) -> None:
-    write_text(spark, f"{out_dir}/{STORY_JSON}", json.dumps(story_document(told), indent=1, sort_keys=True))
+    write_text(spark, f"{out_dir}/{STORY_JSON}", story_json(told))
 
 
 __all__ = [

@@ -67,6 +67,10 @@ REPLAY_COLUMNS = (
     "stack",
 )
 LINE_COLUMNS = (*REPLAY_COLUMNS, "template")
+# The lines whose message and stack a rule reads; both replay engines hand the replay no text for the others.
+TEXT_EVENT_TYPES = frozenset(
+    {"partition_state_change_failed", "replica_state_change_failed", "no_replica_alive", "live_brokers"}
+)
 assert set(LINE_COLUMNS) <= {f.name for f in EVENT_FIELDS}
 ATTRS = "attrs"
 # the columns whose values are containers, from the table's schema: lists of broker ids, the attrs map

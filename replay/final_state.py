@@ -301,13 +301,70 @@ def snapshot_inputs(partition_rows: Iterable[dict], s: SnapshotAt, lag: timedelt
     return rows_by_partition, alive, other_topics, {c: len(t) for c, t in others.items()}
 
 
+def snapshot_clusters(logged: Iterable[str], totals: dict[str, int], clusters: Iterable[str]) -> list[str]:
+    """The clusters one snapshot is compared with: those with rows of a described partition up to T + skew
+    (``logged``) or topics alive at T it does not list (``totals``); without either, every cluster of the
+    replay (the snapshot shows what the logs do not), or the one unnamed cluster."""
+    known = sorted(clusters)
+    chosen = set(logged) | {c for c, n in totals.items() if n}
+    if not chosen:
+        return known or [""]
+    return sorted(chosen | ({""} if not known else set()))
+
+
+def compare_clusters(
+    s: SnapshotAt,
+    rows_by_partition: dict[tuple[str, str, int], list[dict]],
+    alive_at: Sequence[dict],
+    other_topics: dict[str, list[tuple[str, str]]],
+    other_totals: dict[str, int],
+    contexts: dict,
+    lag: timedelta,
+    skew: timedelta,
+) -> list[Finding]:
+    """``compare_snapshot`` for every cluster the snapshot is compared with (``snapshot_clusters``); the inputs
+    as ``snapshot_inputs`` gives them (``contexts``: ``ClusterContext`` per cluster, for the controller at T)."""
+    out: list[Finding] = []
+    logged = {key[0] for key, kept in rows_by_partition.items() if kept}
+    for cluster in snapshot_clusters(logged, other_totals, contexts):
+        ctx = contexts.get(cluster)
+        out += compare_snapshot(
+            s,
+            rows_by_partition,
+            [r for r in alive_at if r["cluster"] == cluster],
+            other_topics.get(cluster, []),
+            other_totals.get(cluster, 0),
+            ctx.controller_at(s.at) if ctx else None,
+            lag,
+            skew,
+            cluster,
+        )
+    return out
+
+
+def snapshot_findings(
+    partition_rows: Iterable[dict], contexts: dict, snapshots: Sequence[SnapshotAt], lag: timedelta, skew: timedelta
+) -> list[Finding]:
+    """Every finding of ``snapshots`` against in-memory timeline rows; ``jobs/final_state_job.final_state_findings``
+    is the Spark twin (it collects only the rows ``snapshot_inputs`` keeps)."""
+    rows = list(partition_rows)
+    out: list[Finding] = []
+    for s in snapshots:
+        by_partition, alive, others, totals = snapshot_inputs(rows, s, lag, skew)
+        out += compare_clusters(s, by_partition, alive, others, totals, contexts, lag, skew)
+    return out
+
+
 __all__ = [
     "DESCRIBE_LAG_SECONDS",
     "RULE",
     "SnapshotAt",
+    "compare_clusters",
     "compare_partition",
     "compare_quorum",
     "compare_snapshot",
     "needed_rows",
+    "snapshot_clusters",
+    "snapshot_findings",
     "snapshot_inputs",
 ]

@@ -327,3 +327,33 @@ _SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
+
+
+def unique_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per id, the last one reported (the Spark job: ``dropDuplicates(["finding_id"])``). The same
+    finding may be reported twice (a cluster finding, found again); two *different* findings must never share
+    an id: the Spark job would keep either (``tests/jobs/test_replay_driver.py`` checks every recorded incident)."""
+    return list({f.finding_id: f for f in findings}.values())
+
+
+# The order of ``findings.jsonl`` and of the findings table: cluster, time (unknown last), rule, place (none
+# first), id. (column, nulls last); the Spark job sorts with the same list (``jobs/replay_job.sorted_findings``).
+FINDINGS_ORDER: tuple[tuple[str, bool], ...] = (
+    ("cluster", False),
+    ("ts", True),
+    ("rule", False),
+    ("topic", False),
+    ("partition", False),
+    ("replica", False),
+    ("finding_id", False),
+)
+
+
+def findings_order_key(finding) -> tuple:
+    """A finding's (a ``Finding`` or a findings row) place in ``FINDINGS_ORDER``: an ascending sort key with
+    Spark's null placement (no comparison ever meets a None)."""
+    key: list = []
+    for column, nulls_last in FINDINGS_ORDER:
+        value = finding[column] if isinstance(finding, dict) else getattr(finding, column)
+        key += [(value is None) == nulls_last, 0 if value is None else value]
+    return tuple(key)

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from itertools import pairwise
 from typing import Iterable, Optional, Sequence
 
@@ -92,6 +92,14 @@ OPTION, CREATED_LOG, TOPIC_CONFIG, CLUSTER_CONFIG, CONFIG_DUMP = 0, 1, 2, 3, 4
 
 
 @dataclass(frozen=True)
+class MinIsrOption:
+    """``--min-isr N`` / ``--min-isr TOPIC=N`` (``parse_min_isr_option``): the default and the per-topic values."""
+
+    default: Optional[int] = None
+    topics: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class MinIsr:
     value: int
     source: str  # "--min-isr" or the file:line that stated it
@@ -132,6 +140,17 @@ def parse_min_isr_option(values: Sequence[str]) -> tuple[Optional[int], dict[str
     return default, topics
 
 
+_UNKNOWN_TIME = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _stated_order(e: dict) -> tuple:
+    """The order in which settings take effect, the last one winning: time, then file and line. A line without a
+    time counts as the earliest (the Spark job's ``coalesce(ts, 0)``): it never overrides a setting whose time is
+    known, since nothing says it came later."""
+    ts = e.get("ts")
+    return (_UNKNOWN_TIME if ts is None else ts, e["source_file"], e["line_no"])
+
+
 def min_isr_table(
     events: Iterable[dict], option_default: Optional[int] = None, option_topics: Optional[dict[str, int]] = None
 ) -> MinIsrTable:
@@ -145,7 +164,7 @@ def min_isr_table(
     table = MinIsrTable(option_default, dict(option_topics or {}), {}, {})
     assert table.partitions is not None and table.topics is not None
     dumps: list[MinIsr] = []
-    for e in sorted(events, key=lambda e: (e.get("ts") is None, e.get("ts") or 0, e["source_file"], e["line_no"])):
+    for e in sorted(events, key=_stated_order):
         message = e.get("message") or ""
         ref = f"{e['source_file']}:{e['line_no']}"
         m = created.match(message)
@@ -341,9 +360,34 @@ class ClusterFacts:
         return (lines[i][0], lines[i][3]) if i >= 0 else None
 
 
-def cluster_facts(events: Iterable[dict], broker_rows: dict[str, list[dict]], cluster_of=lambda e: "") -> dict:
-    """``ClusterFacts`` per cluster from the events (dicts like rows of ``events``) and the ``brokers`` rows."""
+def session_timeouts(events: Iterable[dict], cluster_of=lambda e: "") -> dict[str, tuple[int, str]]:
+    """Per cluster, the longest session timeout (ms, file:line) a config dump of its lines states."""
+    out: dict[str, tuple[int, str]] = {}
+    for e in events:
+        found = session_timeout_of(e)
+        if found is not None:
+            cluster = cluster_of(e)
+            if cluster not in out or found > out[cluster]:
+                out[cluster] = found
+    return out
+
+
+def cluster_facts(
+    events: Iterable[dict],
+    broker_rows: dict[str, list[dict]],
+    cluster_of=lambda e: "",
+    timeouts: Optional[dict[str, tuple[int, str]]] = None,
+) -> dict:
+    """``ClusterFacts`` per cluster from the events (dicts like rows of ``events``) and the ``brokers`` rows.
+    ``timeouts``: the session timeouts per cluster (``session_timeouts``) when they come from other lines than
+    ``events`` (the replay's lines keep their message only where a rule reads it; the config dumps are in the
+    parsed lines); default: from ``events``, whether or not a dump's line has a time (as the Spark job)."""
+    if timeouts is None:
+        events = list(events)
+        timeouts = session_timeouts(events, cluster_of)
     facts: dict[str, ClusterFacts] = {c: ClusterFacts(list(rows), None, {}, {}) for c, rows in broker_rows.items()}
+    for cluster, stated in timeouts.items():
+        facts.setdefault(cluster, ClusterFacts([], None, {}, {})).session_timeout = stated
     for e in events:
         ts = e.get("ts")
         if ts is None:
@@ -356,9 +400,6 @@ def cluster_facts(events: Iterable[dict], broker_rows: dict[str, list[dict]], cl
             f.deletions.setdefault(e["topic"], []).append((ts, ref))
         if e.get("broker") is not None and e.get("log_kind") != "metadata":
             f.writers.setdefault(e["broker"], []).append((ts, e["source_file"], e["line_no"], ref))
-        found = session_timeout_of(e)
-        if found is not None and (f.session_timeout is None or found > f.session_timeout):
-            f.session_timeout = found
     for f in facts.values():
         for topic_deletions in (f.deletions or {}).values():
             topic_deletions.sort()
@@ -572,6 +613,7 @@ __all__ = [
     "UNDER_REPLICATED",
     "ClusterFacts",
     "MinIsr",
+    "MinIsrOption",
     "MinIsrTable",
     "cluster_facts",
     "effective_rows",
@@ -580,4 +622,5 @@ __all__ = [
     "min_isr_table",
     "parse_min_isr_option",
     "partition_impact",
+    "session_timeouts",
 ]

@@ -496,6 +496,7 @@ class KraftPartitionReplay:
                 view,
                 "broker_ahead",
                 broker=view.get("broker"),
+                anchor=ref_of(view),  # one finding per broker's line: the record cited first is the same for all
             )
             return
         if epoch < low:
@@ -516,6 +517,7 @@ class KraftPartitionReplay:
                 view,
                 "broker_view",
                 broker=view.get("broker"),
+                anchor=ref_of(view),  # one finding per broker's line: the record cited first is the same for all
             )
 
     # ---- timelines ---------------------------------------------------------------------------

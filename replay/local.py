@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Optional, Sequence
 from .cluster import ACTING_TYPES, ClusterContext, build_cluster_context, is_cluster_row
 from .collector import rare_full_collections
 from .events import compact_event, compact_events
-from .findings import Finding, ref_of
+from .findings import Finding, findings_order_key, ref_of, unique_findings
 from .kraft import resolve_metadata_events
 from .partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from .partition_view import OFFLINE_REPLICAS_MARKED, per_partition_events
@@ -80,7 +80,27 @@ def controller_activity(events: Sequence[dict]) -> list[dict]:
     ]
 
 
-def _replay_cluster(cluster: str, evs: list[dict], user_version: Optional[str], skew_seconds: float, out: LocalReplay):
+@dataclass(frozen=True)
+class Selection:
+    """What the replay keeps of its input besides the lines themselves (the Spark job's options).
+
+    ``templates``: per cluster the (broker, template) pairs that date each broker's release, when they come
+    from more lines than the replayed ones (a time window still dates a broker by all its lines); None:
+    from the replayed lines. ``keep_partition``: which per-partition events are replayed (``--topic``,
+    ``--partitions``; the cluster story is always whole). ``stale_epochs``: whether the stale-epoch
+    episodes, which name no partition, are replayed (not when only some partitions are)."""
+
+    templates: Optional[dict[str, set]] = None
+    keep_partition: Optional[Callable[[dict], bool]] = None
+    stale_epochs: bool = True
+
+
+EVERYTHING = Selection()
+
+
+def _replay_cluster(
+    cluster: str, evs: list[dict], user_version: Optional[str], skew_seconds: float, out: LocalReplay, sel: Selection
+):
     """One cluster's lines, sorted in one pass into what each stage reads, then replayed."""
     cluster_lines, acting, templates = [], [], set()
     partitions: dict[tuple, list[dict]] = {}
@@ -101,6 +121,8 @@ def _replay_cluster(cluster: str, evs: list[dict], user_version: Optional[str], 
                 partitions.setdefault((p["topic"], p["partition"]), []).append(p)
         elif e.get("topic") is not None and e.get("partition") is not None and event_type in PARTITION_EVENT_TYPES:
             partitions.setdefault((e["topic"], e["partition"]), []).append(e)
+    if sel.templates is not None:
+        templates = sel.templates.get(cluster, set())
     ctx = build_cluster_context(
         cluster,
         sorted(cluster_lines, key=_time_key),
@@ -112,11 +134,16 @@ def _replay_cluster(cluster: str, evs: list[dict], user_version: Optional[str], 
     out.findings.extend(ctx.findings)
     cfg = ReplayConfig(cluster=cluster, user_version=user_version)
     for key in sorted(partitions):
-        result = replay_partition(partitions[key], ctx, cfg)
+        events = partitions[key]
+        if sel.keep_partition is not None:
+            events = [e for e in events if sel.keep_partition(e)]
+            if not events:
+                continue
+        result = replay_partition(events, ctx, cfg)
         out.partition_intervals.extend(result.partition_intervals)
         out.replica_intervals.extend(result.replica_intervals)
         out.findings.extend(result.findings)
-    for key in sorted(stale, key=repr):
+    for key in sorted(stale, key=repr) if sel.stale_epochs else ():
         out.findings.append(stale_epoch_finding(cluster, stale[key]))
 
 
@@ -125,27 +152,18 @@ def replay_all(
     cluster_of: Callable[[dict], str] = lambda e: "",
     user_version: Optional[str] = None,
     skew_seconds: float = 2.0,
+    selection: Selection = EVERYTHING,
+    metadata_resolved: bool = False,
 ) -> LocalReplay:
-    """Replay every event (dicts shaped like rows of the ``events`` table, as ``replay_event`` makes them)."""
+    """Replay every event (dicts shaped like rows of the ``events`` table, as ``replay_event`` makes them).
+    ``metadata_resolved``: the caller already ran ``kraft.resolve_metadata_events`` over them."""
     with rare_full_collections():
         by_cluster: dict[str, list[dict]] = {}
-        for e in resolve_metadata_events(list(events)):  # KRaft records: topic names by id, removals
+        events = list(events)
+        for e in events if metadata_resolved else resolve_metadata_events(events):  # KRaft: names by id, removals
             by_cluster.setdefault(cluster_of(e), []).append(e)
         out = LocalReplay()
         for cluster in sorted(by_cluster):
-            _replay_cluster(cluster, by_cluster[cluster], user_version, skew_seconds, out)
-    unique = {f.finding_id: f for f in out.findings}
-    out.findings = sorted(
-        unique.values(),
-        key=lambda f: (
-            f.cluster,
-            f.ts is None,
-            f.ts or 0,
-            f.rule,
-            f.topic or "",
-            -1 if f.partition is None else f.partition,
-            -1 if f.replica is None else f.replica,
-            f.finding_id,
-        ),
-    )
+            _replay_cluster(cluster, by_cluster[cluster], user_version, skew_seconds, out, selection)
+    out.findings = sorted(unique_findings(out.findings), key=findings_order_key)
     return out

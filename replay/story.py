@@ -25,12 +25,13 @@ M:controller/QuorumController.java@3.9.0-rc3:1172,1185 (``kraft_leadership_renou
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Iterable, Optional, Sequence
 
 from .cluster import ALIVE, DEAD, FENCED, REASON_LINE_TYPES, SHUTTING_DOWN, ClusterContext, ControllerInterval
-from .findings import severity_rank
+from .findings import format_ts, severity_rank
 
 # Lines that say why a controller stopped being one, and the words for each.
 REASON_TYPES: dict[str, str] = {
@@ -62,6 +63,7 @@ _ELECTION_WORDS = {
 ROUND_GAP_SECONDS = 10.0  # leader changes of one kind and epoch further apart than this are another round
 ROUND_SAMPLE = 5  # partitions named per round
 
+STORY_JSON = "story.json"  # the story of a replay output directory
 CONTROLLER, BROKER, SHUTDOWN, ELECTION, FINDING = "controller", "broker", "controlled_shutdown", "election", "finding"
 KINDS = (CONTROLLER, BROKER, SHUTDOWN, ELECTION, FINDING)
 CAPS = {CONTROLLER: 20, BROKER: 30, SHUTDOWN: 10, ELECTION: 8, FINDING: 20}  # ELECTION: rounds per election kind
@@ -492,6 +494,27 @@ def tell(
     return story
 
 
+def story_document(told: list[Story]) -> dict:
+    """What ``DIR/story.json`` holds: the sentences in order and what was left out, per cluster."""
+    return {
+        "format": "kafka-forensics-story/1",
+        "clusters": [
+            {
+                "cluster": story.cluster,
+                "sentences": [{**s.to_row(), "ts": format_ts(s.ts)} for s in story.sentences],
+                "left_out": story.left_out,
+                "notes": story.notes(),
+            }
+            for story in told
+        ],
+    }
+
+
+def story_json(told: list[Story]) -> str:
+    """The text of ``DIR/story.json``."""
+    return json.dumps(story_document(told), indent=1, sort_keys=True)
+
+
 def tell_local(
     contexts: dict[str, ClusterContext], partition_intervals: Iterable[dict], findings: Iterable[dict]
 ) -> list[Story]:
@@ -519,11 +542,14 @@ __all__ = [
     "ELECTION_KINDS",
     "ROUND_GAP_SECONDS",
     "ROUND_SAMPLE",
+    "STORY_JSON",
     "Sentence",
     "Story",
     "election_kind",
     "election_rounds",
     "leader_changes",
+    "story_document",
+    "story_json",
     "tell",
     "tell_local",
 ]

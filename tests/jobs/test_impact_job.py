@@ -17,6 +17,7 @@ from kafka_forensics.replay.events import compact_events
 from kafka_forensics.replay.final_state import DESCRIBE_LAG_SECONDS, SnapshotAt, compare_snapshot, snapshot_inputs
 from kafka_forensics.replay.impact import cluster_facts, impact_rows, impact_totals, min_isr_table
 from kafka_forensics.replay.local import replay_all
+from tests.support.driver_replay import assert_driver_equals_job
 from tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.spark
@@ -116,6 +117,16 @@ def test_the_final_state_finding_equals_the_pure_reference(run):
     assert (finding["severity"], finding["partition"]) == ("warning", 1)
     lines = describe.read_text("utf-8").splitlines()
     assert finding["evidence"][0] == f"{describe}:{1 + next(n for n, ln in enumerate(lines) if 'Partition: 1' in ln)}"
+
+
+def test_the_replay_in_the_driver_equals_the_job_with_min_isr_and_a_snapshot(run, tmp_path):
+    from kafka_forensics.jobs.replay_options import ReplayOptions
+    from kafka_forensics.replay.impact import MinIsrOption
+
+    out, _, _, describe, at = run
+    snapshot = SnapshotAt(parse_describe(describe.read_text("utf-8"), str(describe)), at, "--describe-at")
+    summary = assert_driver_equals_job(out, tmp_path, ReplayOptions(min_isr=MinIsrOption(2), snapshots=(snapshot,)))
+    assert summary is not None and summary.findings_by_rule["final_state_mismatch"] == {"warning": 1}
 
 
 def test_the_impact_plan_reads_its_inputs_a_bounded_number_of_times(spark, run):

@@ -16,8 +16,10 @@ import pytest
 from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
+from kafka_forensics.jobs.replay_options import ReplayOptions
 from kafka_forensics.replay.events import compact_events
 from kafka_forensics.replay.local import replay_all
+from tests.support.driver_replay import assert_driver_equals_job
 from tests.support.paths import DATA, REAL_LOGS
 
 CLUSTER_RX = r"real-logs/\d+-([^-]+)-"
@@ -98,6 +100,12 @@ def test_job_equals_in_process_replay(corpus_run):
     assert [(key(r), r["cause"], r["leader"], isr(r)) for r in sorted(spark_rows, key=key)] == [
         (key(r), r["cause"], r["leader"], isr(r)) for r in sorted(local.partition_intervals, key=key)
     ]
+
+
+def test_the_replay_in_the_driver_equals_the_job_on_the_corpus(corpus_run, tmp_path):
+    """Every output, one cluster per source repository (``--cluster-from-path``)."""
+    summary = assert_driver_equals_job(corpus_run[0], tmp_path, ReplayOptions(cluster_from_path=CLUSTER_RX))
+    assert summary is not None and len(summary.clusters) > 10
 
 
 def test_known_anomalies_of_the_corpus(corpus_run):
@@ -182,6 +190,7 @@ def test_job_equals_in_process_replay_on_the_issue14_cases(spark, tmp_path):
     events = compact_events(pq.read_table(out / "events").to_pylist())  # as the job's workers read them
     local = replay_all(events, cluster_of=lambda e: re.search(rx, e["source_file"]).group(1))
     assert sorted(f.to_row()["json"] for f in local.findings) == lines
+    assert_driver_equals_job(out, tmp_path, ReplayOptions(cluster_from_path=rx))
     rows = [json.loads(line) for line in lines]
     assert {"ts_end", "controller_epoch_end"} <= set(rows[0])
     assert any(r["rule"] == "leader_isr_mismatch_after_failover" and r["evidence_count"] > 3 for r in rows)

@@ -13,6 +13,7 @@ from kafka_forensics.cli.main import main
 from kafka_forensics.core.verdict import summarize_verdict
 from kafka_forensics.jobs.report_job import EVIDENCE_LIMIT, bucket_seconds_for
 from kafka_forensics.simulator.truth import finding_matches, unmatched
+from tests.support.driver_replay import assert_driver_equals_job
 from tests.support.paths import SAMPLES
 from tests.support.report_html import finding_rows, script_blocks, without_plotly_js
 
@@ -127,6 +128,13 @@ def test_report_tells_the_story_the_replay_wrote(samples_report):
         at = story.index(html.escape(s["sentence"], quote=True), at) + 1
     failover = [s["sentence"] for s in told if s["cluster"] == "kafka-2.4-controller-failover"]
     assert any(s.startswith("broker 2 became the controller (epoch 8), taking over from broker 1") for s in failover)
+
+
+def test_the_replay_in_the_driver_equals_the_job_on_the_samples(samples_report, tmp_path):
+    """The hand-written and simulated samples, each its own cluster: every replay output of the driver's replay."""
+    from kafka_forensics.jobs.replay_options import ReplayOptions
+
+    assert_driver_equals_job(samples_report[0], tmp_path, ReplayOptions(cluster_from_path=CLUSTER_RX))
 
 
 def test_report_is_deterministic(samples_report, spark, tmp_path):

@@ -17,6 +17,7 @@ from kafka_forensics.replay.impact import (
     LEADER_LOST,
     UNAVAILABLE,
     UNDER_REPLICATED,
+    MinIsr,
     min_isr_table,
     parse_min_isr_option,
     session_timeout_of,
@@ -302,6 +303,17 @@ def test_min_isr_from_created_log_lines_of_every_era():
     assert table.lookup("orders", 3).value == 2 and table.lookup("orders", 3).source == "broker-1/server.log:2"
     assert table.lookup("fragile", 0).value == 3
     assert table.lookup("quiet", 0) is None  # 2.8+ prints overrides only: the broker default is elsewhere
+
+
+def test_a_setting_without_a_time_never_overrides_one_with_a_time():
+    """As the Spark job orders them (``impact_job._latest``: a missing time counts as the earliest): a line whose
+    timestamp could not be read may have been logged at any time, so it does not replace what a timed line stated.
+    (The in-process table put it last: it won, and the two engines disagreed.)"""
+    created = "Created log for partition orders-3 in /data/orders-3 with properties {min.insync.replicas -> %d}"
+    timed = {**_event(created % 2, 9, "broker-1/server.log"), "ts": dt.datetime(2024, 3, 4, 10, tzinfo=dt.timezone.utc)}
+    untimed = _event(created % 3, 1, "broker-2/server.log")
+    for events in ([timed, untimed], [untimed, timed]):
+        assert min_isr_table(events).lookup("orders", 3) == MinIsr(2, "broker-1/server.log:9")
 
 
 def test_min_isr_from_kraft_dynamic_config_and_the_option():

@@ -49,16 +49,25 @@ def _is_log(path: Path) -> bool:
     return path.is_file() and (name.startswith(LOG_NAMES) or name.endswith(".dump"))
 
 
-def read_events(directory: Path) -> tuple[list[dict], list[dict]]:
-    """(events, quarantine rows) of every log file under ``directory``, as the parse job would type them."""
-    events, quarantine = [], []
+@functools.lru_cache(maxsize=None)
+def parsed_rows(directory: Path) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
+    """(event rows as ``parse_file`` makes them, quarantine rows) of every log file under ``directory``, parsed
+    once per test run (the in-process replays and the driver replay's differential test read the same)."""
+    events: list[dict] = []
+    quarantine: list[dict] = []
     for path in sorted(directory.rglob("*")):
         if not _is_log(path):
             continue
         result = parse_file(path.read_bytes(), str(path), ParseOptions())
         quarantine += [dict(q) for q in result.quarantine]
-        events += map(replay_event, result.events)
-    return events, quarantine
+        events += result.events
+    return tuple(events), tuple(quarantine)
+
+
+def read_events(directory: Path) -> tuple[list[dict], list[dict]]:
+    """(events, quarantine rows) of every log file under ``directory``, as the parse job would type them."""
+    rows, quarantine = parsed_rows(directory)
+    return list(map(replay_event, rows)), [dict(q) for q in quarantine]
 
 
 @dataclass

@@ -1,0 +1,301 @@
+"""The replay stage in the driver's own Python process, without Spark, for short runs.
+
+On a small input every second of the Spark replay is Spark's fixed cost per query (about a hundred
+jobs: the cluster contexts' collects, the grouped replay, impact's window queries, the final state,
+the story, eight table writes), not the input. ``replay_in_driver`` does the same work with the pure
+twins the Spark job is tested against, in one pass over the events, and writes exactly what
+``jobs.replay_job.replay_events`` writes - the same tables (same rows, values, column types and row
+order), ``findings.jsonl``, ``replay_summary.json`` and ``story.json`` - so the stages after it, and the
+user, cannot tell which engine ran. ``tests/jobs/test_replay_driver.py`` holds the two equal, output for
+output, on the bundled sample, the recorded incidents and every option.
+
+It wires the pieces as the Spark job does (``replay_frames``), step for step:
+- ``cluster`` from ``--cluster-from-path``; the broker-dating templates from every line; the time
+  window (``replay.filters``); the message kept only on the lines a rule reads it of (``TEXT_EVENT_TYPES``);
+  KRaft metadata resolved (``replay.kraft``);
+- contexts, the per-partition replay and the stale-epoch episodes (``replay.local.replay_all``), with
+  ``--topic``/``--partition``/``--partitions`` applied to the partition stage only;
+- the final-state oracle (``replay.final_state.snapshot_findings``), impact and its totals
+  (``replay.impact``), the story (``replay.story.tell_local``).
+
+It never imports pyspark (it runs before or while the JVM starts). Its input is bounded by the caller's
+choice of engine: everything is in memory, as in the Spark job's driver only the small tables are.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import uuid
+from collections import Counter
+from datetime import datetime, timedelta
+from operator import itemgetter
+from pathlib import Path
+from typing import Callable, Iterable, Optional, Sequence
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from kafka_forensics.core.errors import InputError, UsageError
+from kafka_forensics.core.tables import (
+    BROKERS,
+    BROKERS_SCHEMA,
+    CONTROLLERS,
+    CONTROLLERS_SCHEMA,
+    EVENTS,
+    FINDINGS,
+    FINDINGS_SCHEMA,
+    IMPACT,
+    IMPACT_SCHEMA,
+    IMPACT_TOTALS,
+    IMPACT_TOTALS_SCHEMA,
+    PARTITION_TIMELINE,
+    PARTITION_TIMELINE_SCHEMA,
+    REPLICA_TIMELINE,
+    REPLICA_TIMELINE_SCHEMA,
+)
+from kafka_forensics.replay.collector import rare_full_collections
+from kafka_forensics.replay.events import LINE_COLUMNS, TEXT_EVENT_TYPES, compact_columns
+from kafka_forensics.replay.filters import keeps_place, keeps_time
+from kafka_forensics.replay.final_state import snapshot_findings
+from kafka_forensics.replay.findings import Finding, findings_order_key, unique_findings
+from kafka_forensics.replay.impact import cluster_facts, impact_rows, impact_totals, min_isr_table, session_timeouts
+from kafka_forensics.replay.kraft import resolve_metadata_events
+from kafka_forensics.replay.local import LocalReplay, Selection, replay_all
+from kafka_forensics.replay.story import STORY_JSON, story_json, tell_local
+
+from .fs import absolute
+from .replay_options import ReplayOptions, ReplaySummary, impact_summary, validate_options
+
+SUMMARY_JSON = "replay_summary.json"
+FINDINGS_JSONL = "findings.jsonl"
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+_TMP = ".tmp"
+
+# The row order of each table as the Spark job writes it (``write_replay``'s sortWithinPartitions, every
+# column ascending with nulls first); controllers and brokers keep the contexts' order, findings
+# ``FINDINGS_ORDER``.
+TABLE_ORDER: dict[str, tuple[str, ...]] = {
+    PARTITION_TIMELINE: ("cluster", "topic", "partition", "seq"),
+    REPLICA_TIMELINE: ("cluster", "topic", "partition", "replica", "seq"),
+    IMPACT: ("cluster", "topic", "partition", "kind", "episode"),
+    IMPACT_TOTALS: ("cluster", "kind", "topic"),
+}
+
+
+def local_path(out_dir: str) -> Optional[str]:
+    """``out_dir`` as a path of this machine, or None when it names another filesystem (hdfs://, s3a://)."""
+    found = _SCHEME.match(out_dir)
+    if found is None:
+        return absolute(out_dir)
+    if found.group(1).lower() == "file":
+        return absolute(re.sub(r"^file:(//)?", "", out_dir) or "/")
+    return None
+
+
+def supports(options: ReplayOptions, out_dir: Optional[str] = None) -> bool:
+    """Whether ``replay_in_driver`` can stand in for the Spark job: every ``ReplayOptions`` field has its
+    pure twin, so only the place matters - the output directory must be on this machine."""
+    return out_dir is None or local_path(out_dir) is not None
+
+
+def _cluster_of(cluster_from_path: Optional[str]) -> Callable[[str], str]:
+    """``jobs.replay_job.with_cluster`` for one path: the regex's last group ('' = no match)."""
+    if not cluster_from_path:
+        return lambda path: ""
+    rx = re.compile(cluster_from_path)
+    last = rx.groups
+
+    def of(path: str) -> str:
+        found = rx.search(path)
+        return (found.group(last) or "") if found else ""
+
+    return of
+
+
+def read_events(out_dir: str, cluster_from_path: Optional[str]) -> list[dict]:
+    """``out_dir/events`` as the replay reads it (``replay.events``: the columns it reads, tuples, aware UTC
+    times), each event with its ``cluster``."""
+    path = Path(out_dir) / EVENTS
+    if not path.is_dir():
+        raise InputError(f"{path}: no events table (run parse first)")
+    table = ds.dataset(path, format="parquet").to_table(columns=list(LINE_COLUMNS))
+    of = _cluster_of(cluster_from_path)
+    out: list[dict] = []
+    with rare_full_collections():
+        for batch in table.to_batches(max_chunksize=1000):
+            columns = batch.to_pydict()
+            names = ["cluster", *columns]
+            clusters = [of(p) for p in columns["source_file"]]
+            out += compact_columns(names, [clusters, *columns.values()])
+    return out
+
+
+def _partition_filter(options: ReplayOptions) -> Optional[Callable[[dict], bool]]:
+    """``--topic``/``--partition`` (timeline, describe) and the place filter, on the partition stage's events."""
+    flt = options.event_filter if options.event_filter is not None and options.event_filter.has_place else None
+    if options.topic is None and options.partition is None and flt is None:
+        return None
+
+    def keep(e: dict) -> bool:
+        if options.topic is not None and e["topic"] != options.topic:
+            return False
+        if options.partition is not None and e["partition"] != options.partition:
+            return False
+        return flt is None or keeps_place(flt, e)
+
+    return keep
+
+
+def _unclean_times(findings: Iterable[Finding]) -> dict[tuple, list[datetime]]:
+    out: dict[tuple, list[datetime]] = {}
+    for f in findings:
+        if f.rule == "unclean_election" and f.ts is not None:
+            out.setdefault((f.cluster, f.topic, f.partition), []).append(f.ts)
+    return out
+
+
+class DriverReplay:
+    """Every output of one replay, in memory, in the order the Spark job writes it."""
+
+    def __init__(self, events: list[dict], options: ReplayOptions):
+        cluster = itemgetter("cluster")
+        templates: dict[str, set] = {}
+        for e in events:  # every line dates its broker, inside the time window or not (as the job's templates)
+            if e.get("template") is not None:
+                templates.setdefault(e["cluster"], set()).add((e["broker"], e["template"]))
+        # what the raw lines state (messages intact): min.insync.replicas, the session timeout
+        min_isr = min_isr_table(events, options.min_isr.default, options.min_isr.topics)
+        timeouts = session_timeouts(events, cluster)
+        flt = options.event_filter
+        lines = [e for e in events if keeps_time(flt, e)] if flt is not None and flt.has_time else events
+        for e in lines:  # the job's _prepare: the message and stack only where a rule reads them
+            if e["event_type"] not in TEXT_EVENT_TYPES:
+                e["message"] = e["stack"] = None
+        lines = resolve_metadata_events(lines)
+        local: LocalReplay = replay_all(
+            lines,
+            cluster_of=cluster,
+            user_version=options.kafka_version,
+            skew_seconds=options.clock_skew_seconds,
+            selection=Selection(templates, _partition_filter(options), stale_epochs=not options.has_place),
+            metadata_resolved=True,
+        )
+        self.contexts = local.contexts
+        self.partition_timeline = _ordered(local.partition_intervals, TABLE_ORDER[PARTITION_TIMELINE])
+        self.replica_timeline = _ordered(local.replica_intervals, TABLE_ORDER[REPLICA_TIMELINE])
+        lag, skew = timedelta(seconds=options.describe_lag_seconds), timedelta(seconds=options.clock_skew_seconds)
+        final = snapshot_findings(self.partition_timeline, self.contexts, options.snapshots, lag, skew)
+        unique = sorted(unique_findings([*local.findings, *final]), key=findings_order_key)
+        self.findings = [f.to_row() for f in unique]
+        names = sorted(self.contexts)
+        self.controllers = [c.to_row(n) for n in names for c in self.contexts[n].controllers]
+        self.brokers = [b.to_row(n) for n in names for b in self.contexts[n].brokers]
+        brokers = {n: [b.to_row(n) for b in self.contexts[n].brokers] for n in names}
+        facts = cluster_facts(lines, brokers, cluster, timeouts)
+        impact = impact_rows(self.partition_timeline, facts, min_isr, _unclean_times(unique))
+        self.impact = _ordered(impact, TABLE_ORDER[IMPACT])
+        self.impact_totals = _ordered(impact_totals(impact), TABLE_ORDER[IMPACT_TOTALS])
+
+    def summary(self, out_dir: str) -> ReplaySummary:
+        """``jobs.replay_job.summarize`` of these outputs."""
+        summary = ReplaySummary(out_dir=out_dir, clusters=sorted(self.contexts))
+        summary.controllers = len(self.controllers)
+        summary.broker_intervals = len(self.brokers)
+        summary.partition_intervals = len(self.partition_timeline)
+        summary.partitions = len({(r["cluster"], r["topic"], r["partition"]) for r in self.partition_timeline})
+        summary.replica_intervals = len(self.replica_timeline)
+        summary.count_findings((rule, sev, n) for (rule, sev), n in Counter(map(_rule_severity, self.findings)).items())
+        summary.impact = impact_summary(r for r in self.impact_totals if r["topic"] is None)
+        return summary
+
+    def story(self) -> str:
+        """``story.json``'s text (``jobs.story_job.stories``)."""
+        return story_json(tell_local(self.contexts, self.partition_timeline, self.findings))
+
+
+def _rule_severity(row: dict) -> tuple[str, str]:
+    return row["rule"], row["severity"]
+
+
+def _ordered(rows: Sequence[dict], columns: Sequence[str]) -> list[dict]:
+    """``rows`` sorted by ``columns`` ascending, nulls first (Spark's default order)."""
+    return sorted(
+        rows, key=lambda r: tuple(x for c in columns for x in (r[c] is not None, 0 if r[c] is None else r[c]))
+    )
+
+
+# ---- writing, as Spark leaves an output directory ----------------------------------------------------------
+def _stored(schema: pa.Schema) -> pa.Schema:
+    """A table's schema as Spark stores it: every column nullable; findings without their JSON line."""
+    return pa.schema([f.with_nullable(True) for f in schema if f.name != "json"])
+
+
+def _replace(target: Path, write: Callable[[Path], None]) -> None:
+    """Write ``target`` (a file or a directory) whole: into a hidden temporary name, then renamed over it."""
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}{_TMP}")
+    try:
+        write(temporary)
+        if target.is_dir():
+            shutil.rmtree(target)
+        os.replace(temporary, target)
+    finally:
+        if temporary.is_dir():
+            shutil.rmtree(temporary)
+        else:
+            temporary.unlink(missing_ok=True)
+
+
+def write_table(out_dir: Path, name: str, rows: Sequence[dict], schema: pa.Schema) -> None:
+    """One table directory with one Parquet file (snappy, timestamps as INT64 microseconds adjusted to UTC,
+    as the Spark session writes them: jobs/spark_session.py) and Spark's ``_SUCCESS`` marker."""
+    stored = _stored(schema)
+    table = pa.Table.from_pylist([{c: r.get(c) for c in stored.names} for r in rows], schema=stored)
+
+    def write(directory: Path) -> None:
+        directory.mkdir(parents=True)
+        pq.write_table(table, directory / f"part-00000-{uuid.uuid4()}-c000.snappy.parquet", compression="snappy")
+        (directory / "_SUCCESS").touch()
+
+    _replace(out_dir / name, write)
+
+
+def write_text(path: Path, text: str) -> None:
+    _replace(path, lambda p: p.write_bytes(text.encode("utf-8")))
+
+
+def write_outputs(replayed: DriverReplay, out_dir: str, named: Optional[str] = None) -> ReplaySummary:
+    """Every file ``jobs.replay_job.replay_events`` writes, from ``replayed``, under the local ``out_dir``
+    (``named``: the directory as the user named it, which the summary records; default ``out_dir``)."""
+    root = Path(out_dir)
+    write_table(root, PARTITION_TIMELINE, replayed.partition_timeline, PARTITION_TIMELINE_SCHEMA)
+    write_table(root, REPLICA_TIMELINE, replayed.replica_timeline, REPLICA_TIMELINE_SCHEMA)
+    write_table(root, FINDINGS, replayed.findings, FINDINGS_SCHEMA)
+    write_text(root / FINDINGS_JSONL, "".join(f"{r['json']}\n" for r in replayed.findings))
+    write_table(root, CONTROLLERS, replayed.controllers, CONTROLLERS_SCHEMA)
+    write_table(root, BROKERS, replayed.brokers, BROKERS_SCHEMA)
+    write_table(root, IMPACT, replayed.impact, IMPACT_SCHEMA)
+    write_table(root, IMPACT_TOTALS, replayed.impact_totals, IMPACT_TOTALS_SCHEMA)
+    summary = replayed.summary(named or out_dir)
+    write_text(root / SUMMARY_JSON, summary.to_json())
+    write_text(root / STORY_JSON, replayed.story())
+    return summary
+
+
+def replay_in_driver(out_dir: str, options: ReplayOptions) -> ReplaySummary:
+    """Replay ``out_dir/events`` (as ``parse`` wrote it) in this process and write the replay's outputs
+    under ``out_dir``, exactly as the Spark job would (``jobs.replay_job.replay_events``)."""
+    validate_options(options)
+    local = local_path(out_dir)
+    if local is None:
+        raise UsageError(
+            f"{out_dir}: the replay in the driver writes local directories only (the Spark job writes any)"
+        )
+    with rare_full_collections():
+        replayed = DriverReplay(read_events(local, options.cluster_from_path), options)
+    return write_outputs(replayed, local, absolute(out_dir))
+
+
+__all__ = ["DriverReplay", "read_events", "replay_in_driver", "supports", "write_outputs"]
