@@ -74,6 +74,7 @@ def run_analyze(
     from .check_job import run_check
     from .parse_driver import parse_in_driver
     from .parse_job import run_parse
+    from .replay_driver import replay_in_driver
     from .replay_job import replay_events, validate_options
     from .report_job import build_report
 
@@ -109,7 +110,9 @@ def run_analyze(
         raise InputError(f"no recognisable Kafka log lines in {', '.join(map(str, inputs))}")
     result.replay = stage(
         "replay",
-        lambda: replay_events(session(), read_table(session(), out_dir, EVENTS), out_dir, replay_options),
+        (lambda: replay_in_driver(out_dir, replay_options))
+        if engine == DRIVER
+        else (lambda: replay_events(session(), read_table(session(), out_dir, EVENTS), out_dir, replay_options)),
         lambda r: {"partitions": r.partitions, "controllers": r.controllers, "findings": r.findings},
     )
     # The report is built beside the check (another thread, the same session): most of either is
