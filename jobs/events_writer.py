@@ -30,17 +30,10 @@ from kafka_forensics.core.tables import EVENTS_SCHEMA
 
 WRITER_CONF = "spark.kafka_forensics.events_writer"  # auto (default) | arrow | spark
 ROW_GROUP_ROWS = 131_072
-_TMP_SUFFIX = ".tmp"
-
-
-def stored_schema(schema: pa.Schema) -> pa.Schema:
-    """``schema`` as Spark's writer stores a table: every column nullable."""
-    return pa.schema([f.with_nullable(True) for f in schema])
-
-
 # As Spark's writer stores the table (it writes every column nullable): one physical schema for
 # the events whichever writer wrote them, so a local and a cluster run leave identical tables.
-STORED_SCHEMA = stored_schema(EVENTS_SCHEMA)
+STORED_SCHEMA = pa.schema([f.with_nullable(True) for f in EVENTS_SCHEMA])
+_TMP_SUFFIX = ".tmp"
 
 
 def local_events_dir(spark: SparkSession, path: str) -> str | None:
@@ -76,27 +69,17 @@ def write_events(batches: list[pa.RecordBatch], events_dir: str, source_uri: str
     rows = sum(b.num_rows for b in batches)
     if rows == 0:
         return 0
-    table = pa.Table.from_batches(batches, schema=EVENTS_SCHEMA)
-    write_parquet(table, events_dir, name or part_name(source_uri), STORED_SCHEMA, ROW_GROUP_ROWS)
-    return rows
-
-
-def write_parquet(
-    table: pa.Table, directory: str, name: str, schema: pa.Schema | None = None, row_group_rows: int = ROW_GROUP_ROWS
-) -> None:
-    """Write ``table`` (cast to ``schema``, default: its own, every column nullable) whole as
-    ``directory/name``: under a hidden temporary name first, then renamed, so a reader never sees
-    half a file and a rerun replaces it."""
-    table = table.cast(schema or stored_schema(table.schema))
-    target = Path(directory)
-    target.mkdir(parents=True, exist_ok=True)
-    final = target / name
-    temporary = target / f".{final.name}.{uuid.uuid4().hex}{_TMP_SUFFIX}"
+    table = pa.Table.from_batches(batches, schema=EVENTS_SCHEMA).cast(STORED_SCHEMA)
+    directory = Path(events_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    final = directory / (name or part_name(source_uri))
+    temporary = directory / f".{final.name}.{uuid.uuid4().hex}{_TMP_SUFFIX}"
     try:
-        pq.write_table(table, temporary, row_group_size=row_group_rows, compression="snappy")
+        pq.write_table(table, temporary, row_group_size=ROW_GROUP_ROWS, compression="snappy")
         os.replace(temporary, final)
     finally:
         temporary.unlink(missing_ok=True)
+    return rows
 
 
 def finish(events_dir: str) -> bool:

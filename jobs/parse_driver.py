@@ -32,16 +32,16 @@ from kafka_forensics.core.tables import (
 from kafka_forensics.parsers.records import ParseOptions
 
 from .discovery import InputFile, discover
-from .events_writer import STORED_SCHEMA, write_events, write_parquet
+from .events_writer import write_events
 from .local_splits import Split, parse_split, plan_splits
 from .local_splits import part_name as split_part
+from .local_tables import write_table, write_text
 from .parse_job import QUARANTINE_REASONS, ParseSummary, no_records, summary_of
 
-PART = "part-00000.parquet"  # the one file of a small table the driver writes
 WHOLE_FILES = 1 << 62  # split size: every file is one split, read whole (a short run's files are small)
 
 
-def local_path(uri: str) -> str:
+def path_of(uri: str) -> str:
     """The path on disk of a local file as discovery names it (``file:<absolute path>``)."""
     return uri[len("file:") :] if uri.startswith("file:") else uri
 
@@ -87,28 +87,24 @@ def parse_in_driver(inputs: list[str], out_dir: str, options: ParseOptions) -> P
         staging.rename(out / EVENTS)
     else:
         shutil.rmtree(staging, ignore_errors=True)
-        write_parquet(EVENTS_SCHEMA.empty_table(), str(out / EVENTS), PART, STORED_SCHEMA)
-    write_parquet(
-        pa.Table.from_pylist(quarantine, schema=QUARANTINE_SCHEMA),
-        str(out / QUARANTINE),
-        PART,
-    )
+        write_table(out, EVENTS, [], EVENTS_SCHEMA)
+    write_table(out, QUARANTINE, quarantine, QUARANTINE_SCHEMA)
     file_rows.sort(key=lambda r: r["source_file"])
-    write_parquet(pa.Table.from_pylist(file_rows, schema=FILE_SCHEMA), str(out / FILES), PART)
+    write_table(out, FILES, file_rows, FILE_SCHEMA)
     reasons: dict[str, int] = {}
     for q in quarantine:
         reasons[q["reason"]] = reasons.get(q["reason"], 0) + 1
     top = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:QUARANTINE_REASONS]
     summary = summary_of(str(out), file_rows, per_type, len(quarantine), dict(top))
     summary.notes = notes
-    (out / "parse_summary.json").write_text(summary.to_json(), encoding="utf-8")
+    write_text(out / "parse_summary.json", summary.to_json())
     if summary.records == 0:
         raise no_records(summary, len(files), str(out))
     return summary
 
 
 def _splits(files: list[InputFile], options: ParseOptions) -> list[Split]:
-    return plan_splits(files, {f.uri: local_path(f.uri) for f in files}, options, WHOLE_FILES)
+    return plan_splits(files, {f.uri: path_of(f.uri) for f in files}, options, WHOLE_FILES)
 
 
 def _count_types(events: pa.Table, per_type: dict[str, tuple[int, int]]) -> None:

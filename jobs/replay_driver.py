@@ -24,19 +24,14 @@ choice of engine: everything is in memory, as in the Spark job's driver only the
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import uuid
 from collections import Counter
 from datetime import datetime, timedelta
 from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
-import pyarrow as pa
 import pyarrow.dataset as ds
-import pyarrow.parquet as pq
 
 from kafka_forensics.core.errors import InputError, UsageError
 from kafka_forensics.core.tables import (
@@ -67,12 +62,12 @@ from kafka_forensics.replay.local import LocalReplay, Selection, replay_all
 from kafka_forensics.replay.story import STORY_JSON, story_json, tell_local
 
 from .fs import absolute
+from .local_tables import write_table, write_text
 from .replay_options import ReplayOptions, ReplaySummary, impact_summary, validate_options
 
 SUMMARY_JSON = "replay_summary.json"
 FINDINGS_JSONL = "findings.jsonl"
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
-_TMP = ".tmp"
 
 # The row order of each table as the Spark job writes it (``write_replay``'s sortWithinPartitions, every
 # column ascending with nulls first); controllers and brokers keep the contexts' order, findings
@@ -225,45 +220,6 @@ def _ordered(rows: Sequence[dict], columns: Sequence[str]) -> list[dict]:
     return sorted(
         rows, key=lambda r: tuple(x for c in columns for x in (r[c] is not None, 0 if r[c] is None else r[c]))
     )
-
-
-# ---- writing, as Spark leaves an output directory ----------------------------------------------------------
-def _stored(schema: pa.Schema) -> pa.Schema:
-    """A table's schema as Spark stores it: every column nullable; findings without their JSON line."""
-    return pa.schema([f.with_nullable(True) for f in schema if f.name != "json"])
-
-
-def _replace(target: Path, write: Callable[[Path], None]) -> None:
-    """Write ``target`` (a file or a directory) whole: into a hidden temporary name, then renamed over it."""
-    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}{_TMP}")
-    try:
-        write(temporary)
-        if target.is_dir():
-            shutil.rmtree(target)
-        os.replace(temporary, target)
-    finally:
-        if temporary.is_dir():
-            shutil.rmtree(temporary)
-        else:
-            temporary.unlink(missing_ok=True)
-
-
-def write_table(out_dir: Path, name: str, rows: Sequence[dict], schema: pa.Schema) -> None:
-    """One table directory with one Parquet file (snappy, timestamps as INT64 microseconds adjusted to UTC,
-    as the Spark session writes them: jobs/spark_session.py) and Spark's ``_SUCCESS`` marker."""
-    stored = _stored(schema)
-    table = pa.Table.from_pylist([{c: r.get(c) for c in stored.names} for r in rows], schema=stored)
-
-    def write(directory: Path) -> None:
-        directory.mkdir(parents=True)
-        pq.write_table(table, directory / f"part-00000-{uuid.uuid4()}-c000.snappy.parquet", compression="snappy")
-        (directory / "_SUCCESS").touch()
-
-    _replace(out_dir / name, write)
-
-
-def write_text(path: Path, text: str) -> None:
-    _replace(path, lambda p: p.write_bytes(text.encode("utf-8")))
 
 
 def write_outputs(replayed: DriverReplay, out_dir: str, named: Optional[str] = None) -> ReplaySummary:
