@@ -1,0 +1,93 @@
+"""The report on both engines (jobs/frames.py): Spark is the oracle, DuckDB through SQLFrame must equal it.
+
+``assert_report_engines_agree`` builds the report of an output directory an existing fixture already wrote,
+on Spark and on DuckDB, and compares the ``ReportData`` models field by field, the written HTML byte for
+byte, ``analyze_job.summarize`` and ``replay_job.top_findings``. ``differences`` is the field-by-field differ:
+it names every difference by its path, so a failure says where the engines part.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Optional
+
+from kafka_forensics.jobs import frames
+from kafka_forensics.jobs.analyze_job import AnalyzeResult, summarize
+from kafka_forensics.jobs.replay_job import top_findings
+from kafka_forensics.jobs.report_job import EVIDENCE_LIMIT, MAX_FINDINGS, build_report, collect_report_data
+
+
+def differences(spark_value: Any, duck_value: Any, where: str = "") -> list[str]:
+    """Every difference between two values: dataclasses field by field, dicts key by key (and their order),
+    sequences item by item (and their type), datetimes with their time zone, other values by type and value."""
+    a, b = spark_value, duck_value
+    if dataclasses.is_dataclass(a) and dataclasses.is_dataclass(b) and type(a) is type(b):
+        out: list[str] = []
+        for f in dataclasses.fields(a):
+            out += differences(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+        return out
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for key in sorted(set(a) | set(b), key=repr):
+            if key not in a or key not in b:
+                out.append(f"{where}[{key!r}]: only on {'Spark' if key in a else 'DuckDB'}")
+            else:
+                out += differences(a[key], b[key], f"{where}[{key!r}]")
+        if not out and list(a) != list(b):
+            out.append(f"{where}: key order {list(a)} (Spark) vs {list(b)} (DuckDB)")
+        return out
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        out = [] if type(a) is type(b) else [f"{where}: {type(a).__name__} vs {type(b).__name__}"]
+        if len(a) != len(b):
+            out.append(f"{where}: {len(a)} items (Spark) vs {len(b)} (DuckDB)")
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += differences(x, y, f"{where}[{i}]")
+        return out
+    if isinstance(a, datetime) and isinstance(b, datetime) and (a.tzinfo is None) != (b.tzinfo is None):
+        return [f"{where}: {a!r} (Spark) vs {b!r} (DuckDB): one has no time zone"]
+    if type(a) is not type(b):
+        return [f"{where}: {a!r:.200} ({type(a).__name__}, Spark) vs {b!r:.200} ({type(b).__name__}, DuckDB)"]
+    return [] if a == b else [f"{where}: {a!r:.300} (Spark) vs {b!r:.300} (DuckDB)"]
+
+
+def assert_report_engines_agree(
+    spark,
+    out: Path,
+    tmp_path: Path,
+    *,
+    top_partitions: int = 20,
+    spark_html: Optional[Path] = None,
+    spark_data: bool = True,
+) -> None:
+    """The report of ``out`` on DuckDB equals Spark's. ``spark_html``: the report a fixture already wrote with
+    Spark for the same ``top_partitions`` (else it is built here); ``spark_data``: also build Spark's
+    ``ReportData`` and compare it field by field (a few seconds of Spark queries)."""
+    duck = frames.duckdb_session()
+    out_dir = str(out)
+
+    def data_of(session):
+        return collect_report_data(
+            session, out_dir, top_partitions=top_partitions, max_findings=MAX_FINDINGS, evidence_limit=EVIDENCE_LIMIT
+        )
+
+    duck_data = data_of(duck)
+    if spark_data:
+        assert differences(data_of(spark), duck_data) == []
+    duck_html = tmp_path / "duckdb.html"
+    build_report(duck, out_dir, str(duck_html), top_partitions=top_partitions)
+    if spark_html is None:
+        spark_html = tmp_path / "spark.html"
+        build_report(spark, out_dir, str(spark_html), top_partitions=top_partitions)
+    assert duck_html.read_bytes() == spark_html.read_bytes(), "the HTML differs between the engines"
+
+    summaries = []
+    for session in (spark, duck):
+        result = AnalyzeResult(out_dir=out_dir, report_path="")
+        summarize(session, result, 5)
+        summaries.append((result.window, result.controllers, result.by_severity, result.top_findings))
+    assert differences(*summaries) == []
+    everything = [top_findings(session, out_dir, 10_000) for session in (spark, duck)]
+    assert everything[0], "no findings: top_findings would compare nothing"
+    assert differences(*everything) == []
