@@ -12,8 +12,8 @@ from kafka_forensics.cli.main import main
 from kafka_forensics.core.tables import TABLES
 from kafka_forensics.jobs.analyze_job import AnalyzeResult
 from kafka_forensics.jobs.stored_tables import stored_schema
-from tests.support.paths import REPO
 from tests.support.engines import assert_report_engines_agree
+from tests.support.paths import REPO
 
 INCIDENT = REPO / "sample_logs" / "kafka-2.4-controller-failover"
 WIDE = {"COLUMNS": "250"}
