@@ -12,11 +12,12 @@ import dataclasses
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Optional
+from unittest import mock
 
-from kafka_forensics.jobs import frames
+from kafka_forensics.jobs import frames, report_job
 from kafka_forensics.jobs.analyze_job import AnalyzeResult, summarize
 from kafka_forensics.jobs.replay_job import top_findings
-from kafka_forensics.jobs.report_job import EVIDENCE_LIMIT, MAX_FINDINGS, build_report, collect_report_data
+from kafka_forensics.reports.model import ReportData
 
 
 def differences(spark_value: Any, duck_value: Any, where: str = "") -> list[str]:
@@ -52,35 +53,37 @@ def differences(spark_value: Any, duck_value: Any, where: str = "") -> list[str]
     return [] if a == b else [f"{where}: {a!r:.300} (Spark) vs {b!r:.300} (DuckDB)"]
 
 
+def built_report(session, out_dir: str, out_html: Path, top_partitions: int) -> ReportData:
+    """``build_report`` on ``session``, writing ``out_html``; the model it rendered (a spy on ``render_report``, so
+    the model and the page come from one run of the queries)."""
+    with mock.patch.object(report_job, "render_report", wraps=report_job.render_report) as render:
+        report_job.build_report(session, out_dir, str(out_html), top_partitions=top_partitions)
+    assert render.call_count == 1
+    return render.call_args.args[0]
+
+
 def assert_report_engines_agree(
-    spark,
-    out: Path,
-    tmp_path: Path,
-    *,
-    top_partitions: int = 20,
-    spark_html: Optional[Path] = None,
-    spark_data: bool = True,
+    spark, out: Path, tmp_path: Path, *, top_partitions: int = 20, spark_html: Optional[Path] = None
 ) -> None:
-    """The report of ``out`` on DuckDB equals Spark's. ``spark_html``: the report a fixture already wrote with
-    Spark for the same ``top_partitions`` (else it is built here); ``spark_data``: also build Spark's
-    ``ReportData`` and compare it field by field (a few seconds of Spark queries)."""
+    """The report of ``out`` on DuckDB equals Spark's: the model field by field and the page byte for byte, then
+    analyze's summary and the whole findings listing. ``spark_html``: the report a fixture already wrote with
+    Spark for the same ``top_partitions`` (then only Spark's model is collected here)."""
     duck = frames.duckdb_session()
     out_dir = str(out)
-
-    def data_of(session):
-        return collect_report_data(
-            session, out_dir, top_partitions=top_partitions, max_findings=MAX_FINDINGS, evidence_limit=EVIDENCE_LIMIT
-        )
-
-    duck_data = data_of(duck)
-    if spark_data:
-        assert differences(data_of(spark), duck_data) == []
-    duck_html = tmp_path / "duckdb.html"
-    build_report(duck, out_dir, str(duck_html), top_partitions=top_partitions)
+    duck_data = built_report(duck, out_dir, tmp_path / "duckdb.html", top_partitions)
     if spark_html is None:
         spark_html = tmp_path / "spark.html"
-        build_report(spark, out_dir, str(spark_html), top_partitions=top_partitions)
-    assert duck_html.read_bytes() == spark_html.read_bytes(), "the HTML differs between the engines"
+        spark_data = built_report(spark, out_dir, spark_html, top_partitions)
+    else:
+        spark_data = report_job.collect_report_data(
+            spark,
+            out_dir,
+            top_partitions=top_partitions,
+            max_findings=report_job.MAX_FINDINGS,
+            evidence_limit=report_job.EVIDENCE_LIMIT,
+        )
+    assert differences(spark_data, duck_data) == []
+    assert (tmp_path / "duckdb.html").read_bytes() == spark_html.read_bytes(), "the HTML differs between the engines"
 
     summaries = []
     for session in (spark, duck):
@@ -88,6 +91,6 @@ def assert_report_engines_agree(
         summarize(session, result, 5)
         summaries.append((result.window, result.controllers, result.by_severity, result.top_findings))
     assert differences(*summaries) == []
-    everything = [top_findings(session, out_dir, 10_000) for session in (spark, duck)]
-    assert everything[0], "no findings: top_findings would compare nothing"
-    assert differences(*everything) == []
+    listings = [top_findings(session, out_dir, 10_000) for session in (spark, duck)]
+    assert listings[0], "no findings: the listing would compare nothing"
+    assert differences(*listings) == []
