@@ -24,6 +24,7 @@ from typing import Any
 from kafka_forensics.core.errors import InputError
 
 from .fs import path_exists as _spark_path_exists
+from .fs import write_text as _spark_write_text
 
 _SQLFRAME = "sqlframe."
 _FILE = "file://"
@@ -122,6 +123,15 @@ def read_text(session: Any, path: str) -> str | None:
     return rows[0][0] if rows else None
 
 
+def write_text(session: Any, path: str, text: str) -> None:
+    """Write a whole small text file (Spark: through Hadoop's FileSystem, any scheme; DuckDB: a local path)."""
+    if on_duckdb(session):
+        with open(_local(path), "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return
+    _spark_write_text(session, path, text)
+
+
 def broadcast(frame: Any) -> Any:
     """Spark's broadcast-join hint; DuckDB plans its joins itself (SQLFrame has no hint), so the frame as is."""
     if on_duckdb(frame):
@@ -155,4 +165,5 @@ __all__ = [
     "sqlframe_schema",
     "unpersist",
     "window_of",
+    "write_text",
 ]

@@ -53,8 +53,8 @@ from kafka_forensics.reports.model import (
 from kafka_forensics.statemachines.legality import is_forbidden
 from kafka_forensics.statemachines.states import PartitionState, ReplicaState, UnknownStateError
 
-from .frames import broadcast, functions_of, path_exists, read_table, read_text, unpersist, window_of
-from .fs import absolute, write_text
+from .frames import broadcast, functions_of, path_exists, read_table, read_text, unpersist, window_of, write_text
+from .fs import absolute
 from .replay_job import collect_arrow, severity_rank
 from .spark_errors import short_error
 

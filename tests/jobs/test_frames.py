@@ -85,8 +85,13 @@ def test_small_files_and_paths_are_local(duck, tmp_path):
         assert frames.path_exists(duck, path)
         assert frames.read_text(duck, path) == '{"passed": true, "note": "é"}'
     assert not frames.path_exists(duck, str(tmp_path / "story.json"))
+    frames.write_text(duck, f"file://{tmp_path}/report.html", "<p>é</p>")
+    assert (tmp_path / "report.html").read_text("utf-8") == "<p>é</p>"
+    for remote in (frames.path_exists, frames.read_text):
+        with pytest.raises(InputError, match="local paths only"):
+            remote(duck, "hdfs://namenode/out/verdict.json")
     with pytest.raises(InputError, match="local paths only"):
-        frames.path_exists(duck, "hdfs://namenode/out/verdict.json")
+        frames.write_text(duck, "s3a://bucket/report.html", "")
 
 
 def test_the_join_hint_and_the_cache_release_do_nothing_on_duckdb(duck):

@@ -53,6 +53,11 @@ def differences(spark_value: Any, duck_value: Any, where: str = "") -> list[str]
     return [] if a == b else [f"{where}: {a!r:.300} (Spark) vs {b!r:.300} (DuckDB)"]
 
 
+def _assert_same(spark_value: Any, duck_value: Any, what: str) -> None:
+    found = differences(spark_value, duck_value)
+    assert not found, f"{what} differs between Spark and DuckDB ({len(found)}):\n" + "\n".join(found[:40])
+
+
 def built_report(session, out_dir: str, out_html: Path, top_partitions: int) -> ReportData:
     """``build_report`` on ``session``, writing ``out_html``; the model it rendered (a spy on ``render_report``, so
     the model and the page come from one run of the queries)."""
@@ -82,7 +87,7 @@ def assert_report_engines_agree(
             max_findings=report_job.MAX_FINDINGS,
             evidence_limit=report_job.EVIDENCE_LIMIT,
         )
-    assert differences(spark_data, duck_data) == []
+    _assert_same(spark_data, duck_data, "the report's model")
     assert (tmp_path / "duckdb.html").read_bytes() == spark_html.read_bytes(), "the HTML differs between the engines"
 
     summaries = []
@@ -90,7 +95,7 @@ def assert_report_engines_agree(
         result = AnalyzeResult(out_dir=out_dir, report_path="")
         summarize(session, result, 5)
         summaries.append((result.window, result.controllers, result.by_severity, result.top_findings))
-    assert differences(*summaries) == []
+    _assert_same(*summaries, "analyze's summary")
     listings = [top_findings(session, out_dir, 10_000) for session in (spark, duck)]
     assert listings[0], "no findings: the listing would compare nothing"
-    assert differences(*listings) == []
+    _assert_same(*listings, "the findings listing")
