@@ -2,7 +2,7 @@
 
 The queries are PySpark DataFrame code, run on the session they are given: Spark's, or (a short run) SQLFrame's
 on DuckDB. They take their functions module, ``Window``, table reads and small-file reads from ``frames``, the
-only module that knows both engines; the results are equal field by field (tests/jobs/test_report_engines.py).
+only module that knows both engines; the results are equal field by field (tests/support/engines.py).
 
 Everything that grows with the input is reduced in Spark first: counts per kind/rule/reason,
 event rate in at most ``MAX_BUCKETS`` time buckets, the ``top_partitions`` most affected
