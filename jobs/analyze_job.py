@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 from pyspark.sql import SparkSession
-from pyspark.sql import functions as F
 
 from kafka_forensics.core.errors import InputError
 from kafka_forensics.core.tables import CONTROLLERS, EVENTS, FINDINGS
@@ -23,8 +22,8 @@ from kafka_forensics.core.verdict import Verdict
 from kafka_forensics.replay.findings import SEVERITIES
 
 from .engine import DRIVER, SPARK
+from .frames import functions_of, read_table
 from .fs import absolute
-from .stored_tables import read_table
 
 STAGES = ("parse", "replay", "check", "report")
 Progress = Callable[[str, str, dict], None]  # (stage, "start" | "done", counts)
@@ -151,10 +150,12 @@ def run_analyze(
 
 
 def summarize(spark: SparkSession, result: AnalyzeResult, top_findings: int = 5) -> None:
-    """Window, controllers and failovers, findings by severity and the most severe ones (all bounded)."""
+    """Window, controllers and failovers, findings by severity and the most severe ones (all bounded).
+    ``spark``: Spark's session or SQLFrame's DuckDB one (``frames``)."""
     from .replay_job import collect_arrow
     from .replay_job import top_findings as top_findings_of
 
+    F = functions_of(spark)
     out = absolute(result.out_dir)
     span = collect_arrow(read_table(spark, out, EVENTS).agg(F.min("ts").alias("first"), F.max("ts").alias("last")))
     result.window = (span[0]["first"], span[0]["last"]) if span else (None, None)

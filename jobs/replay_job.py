@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import timedelta
+from types import ModuleType
 from typing import Callable, Iterable, Iterator, Optional
 
 import pyarrow as pa
@@ -124,17 +125,27 @@ def collect_arrow(df: DataFrame) -> list[dict]:
     return df.toArrow().to_pylist()
 
 
-def severity_rank() -> F.Column:
-    """A finding's severity as a sort key, most severe first (``SEVERITIES``' order; unknown last)."""
-    return F.coalesce(F.array_position(F.array(*[F.lit(s) for s in SEVERITIES]), F.col("severity")), F.lit(99))
+def severity_rank(functions: ModuleType = F) -> F.Column:
+    """A finding's severity as a sort key, most severe first: 1, 2, ... in ``SEVERITIES``' order, an unknown or
+    null severity last (99). ``functions``: the engine's functions module (``frames.functions_of``)."""
+    severity = functions.col("severity")
+    rank = functions.when(severity == SEVERITIES[0], 1)
+    for position, name in enumerate(SEVERITIES[1:], start=2):
+        rank = rank.when(severity == name, position)
+    return rank.otherwise(99)
 
 
 def top_findings(spark: SparkSession, out_dir: str, n: int) -> list[dict]:
-    """The ``n`` most severe findings (episodes) of a replay output (then earliest, then by id): what the CLI prints."""
+    """The ``n`` most severe findings (episodes) of a replay output (then earliest, then by id): what the CLI prints.
+    ``spark``: Spark's session or SQLFrame's DuckDB one (``frames``)."""
+    from .frames import functions_of
+    from .frames import read_table as read_frame
+
+    fn = functions_of(spark)
     return collect_arrow(
-        read_table(spark, out_dir, FINDINGS)
-        .withColumn("_rank", severity_rank())
-        .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
+        read_frame(spark, out_dir, FINDINGS)
+        .withColumn("_rank", severity_rank(fn))
+        .orderBy("_rank", fn.col("ts").asc_nulls_last(), "finding_id")
         .select(*FINDING_LISTING_COLUMNS)
         .limit(n)
     )

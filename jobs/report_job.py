@@ -1,5 +1,9 @@
 """The report job: aggregate the replay's tables in Spark, collect only bounded results, render HTML.
 
+The queries are PySpark DataFrame code, run on the session they are given: Spark's, or (a short run) SQLFrame's
+on DuckDB. They take their functions module, ``Window``, table reads and small-file reads from ``frames``, the
+only module that knows both engines; the results are equal field by field (tests/support/engines.py).
+
 Everything that grows with the input is reduced in Spark first: counts per kind/rule/reason,
 event rate in at most ``MAX_BUCKETS`` time buckets, the ``top_partitions`` most affected
 partitions (``INTERVAL_BUDGET`` intervals shared among them), the ``max_findings`` most severe
@@ -14,10 +18,10 @@ import math
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from types import ModuleType
 from typing import Callable, Optional
 
-from pyspark.sql import DataFrame, SparkSession, Window
-from pyspark.sql import functions as F
+from pyspark.sql import Column, DataFrame, SparkSession
 
 from kafka_forensics.core.eras import range_for_dialect
 from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
@@ -49,10 +53,10 @@ from kafka_forensics.reports.model import (
 from kafka_forensics.statemachines.legality import is_forbidden
 from kafka_forensics.statemachines.states import PartitionState, ReplicaState, UnknownStateError
 
-from .fs import absolute, path_exists, write_text
+from .frames import broadcast, functions_of, path_exists, read_table, read_text, unpersist, window_of, write_text
+from .fs import absolute
 from .replay_job import collect_arrow, severity_rank
 from .spark_errors import short_error
-from .stored_tables import read_table
 
 REQUIRED_TABLES = tuple(t for t in TABLES if t != QUARANTINE)  # quarantine: shown when present
 MAX_FINDINGS = 500
@@ -189,6 +193,7 @@ def collect_report_data(
     evidence_limit: int,
     verdict_ready: Optional[Callable[[], None]] = None,
 ) -> ReportData:
+    F = functions_of(spark)
     read = lambda name: read_table(spark, out_dir, name)  # noqa: E731
     events, findings = read("events"), read("findings")
     quarantine = read("quarantine") if path_exists(spark, f"{out_dir}/quarantine") else None
@@ -307,6 +312,7 @@ _LEADERLESS = (LEADER_LOST, UNAVAILABLE)
 def _impact(spark: SparkSession, data: ReportData, impact: DataFrame, totals: DataFrame) -> None:
     """The cluster totals (clusters x kinds rows), the MAX_IMPACT_PARTITIONS worst partitions (longest without a
     leader, then under min ISR, then under-replicated) and at most MAX_IMPACT_EPISODES of their episodes."""
+    F = functions_of(spark)
     data.impact_totals = [
         ImpactTotal(
             r["cluster"],
@@ -360,7 +366,7 @@ def _impact(spark: SparkSession, data: ReportData, impact: DataFrame, totals: Da
     ]
     if not worst:
         return
-    shown = F.broadcast(
+    shown = broadcast(
         spark.createDataFrame(
             [(r["cluster"], r["topic"], r["partition"]) for r in worst], "cluster string, topic string, partition int"
         )
@@ -390,11 +396,13 @@ def _leaderless_seconds(row: dict) -> float:
 
 
 def _counts(df: DataFrame, column: str, limit: int) -> list[Count]:
+    F = functions_of(df)
     rows = collect_arrow(df.groupBy(column).count().orderBy(F.desc("count"), column).limit(limit))
     return [Count(label=str(r[column]) if r[column] is not None else "unknown", count=int(r["count"])) for r in rows]
 
 
 def _kafka_versions(events: DataFrame) -> list[Count]:
+    F = functions_of(events)
     version = F.col("attrs").getItem("kafka_version")
     rows = collect_arrow(
         events.filter((F.col("event_type") == "kafka_version") & version.isNotNull())
@@ -412,6 +420,7 @@ def _kafka_versions(events: DataFrame) -> list[Count]:
 
 
 def _reconciliation(files: DataFrame) -> Reconciliation:
+    F = functions_of(files)
     r = collect_arrow(
         files.agg(
             F.count(F.lit(1)).alias("files"),
@@ -426,7 +435,10 @@ def _reconciliation(files: DataFrame) -> Reconciliation:
 
 
 def _findings_by_rule(findings: DataFrame) -> dict[str, dict[str, int]]:
-    rows = collect_arrow(findings.groupBy("rule", "severity").count())
+    """Findings per rule and severity, the worst rule first, each rule's severities most severe first: the rows
+    are ordered, so the dicts' order is the same on every engine and plan (the HTML does not depend on it)."""
+    F = functions_of(findings)
+    rows = collect_arrow(findings.groupBy("rule", "severity").count().orderBy("rule", severity_rank(F).asc()))
     out: dict[str, dict[str, int]] = {}
     for r in rows:
         out.setdefault(r["rule"], {})[r["severity"]] = int(r["count"])
@@ -439,6 +451,7 @@ def _findings_by_rule(findings: DataFrame) -> dict[str, dict[str, int]]:
 
 
 def _controllers(controllers: DataFrame) -> tuple[list[ControllerEpoch], int]:
+    F = functions_of(controllers)
     total = controllers.count()
     rows = collect_arrow(
         controllers.orderBy("cluster", F.col("ts_start").asc_nulls_last(), "controller_epoch", "controller_id").limit(
@@ -461,6 +474,7 @@ def _controllers(controllers: DataFrame) -> tuple[list[ControllerEpoch], int]:
 
 
 def _broker_intervals(brokers: DataFrame) -> tuple[list[BrokerInterval], int]:
+    F = functions_of(brokers)
     total = brokers.count()
     rows = collect_arrow(
         brokers.orderBy("cluster", "broker", F.col("ts_start").asc_nulls_last()).limit(MAX_BROKER_INTERVALS)
@@ -478,7 +492,7 @@ def _broker_intervals(brokers: DataFrame) -> tuple[list[BrokerInterval], int]:
     ], total
 
 
-def _line_text(stack_lines: int = 3) -> F.Column:
+def _line_text(F: ModuleType, stack_lines: int = 3) -> Column:
     """``[ts] LEVEL message (logger)`` - the line as Kafka's default layout printed it - and the first
     lines of its stack trace, cut to EVIDENCE_TEXT_CHARS (a null logger, as in metadata dumps, drops out)."""
     head = F.concat_ws(
@@ -498,14 +512,17 @@ def _top_findings(
 ) -> list[FindingRow]:
     if limit == 0:
         return []
+    F = functions_of(findings)
     top = (
-        findings.withColumn("_rank", severity_rank())
+        findings.withColumn("_rank", severity_rank(F))
         .orderBy("_rank", F.col("ts").asc_nulls_last(), "finding_id")
         .limit(limit)
         .cache()
     )
     try:
-        rows = collect_arrow(top.drop("_rank").orderBy(severity_rank(), F.col("ts").asc_nulls_last(), "finding_id"))
+        rows = collect_arrow(
+            top.drop("_rank").orderBy(severity_rank(F).asc(), F.col("ts").asc_nulls_last(), "finding_id")
+        )
         refs = (
             top.select("finding_id", F.posexplode(F.slice("evidence", 1, max(evidence_limit, 1))).alias("pos", "ref"))
             .withColumn("source_file", F.regexp_extract("ref", r"^(.*):(\d+)$", 1))
@@ -513,9 +530,9 @@ def _top_findings(
         )
         cited = events.select("source_file", "line_no", "ts_raw", "level", "message", "logger", "stack")
         joined = (
-            F.broadcast(refs)
+            broadcast(refs)
             .join(cited, ["source_file", "line_no"], "left")
-            .withColumn("ev_text", F.when(F.col("message").isNotNull() | F.col("level").isNotNull(), _line_text()))
+            .withColumn("ev_text", F.when(F.col("message").isNotNull() | F.col("level").isNotNull(), _line_text(F)))
         )
         if quarantine is not None:
             q_text = quarantine.select(
@@ -531,7 +548,7 @@ def _top_findings(
             .orderBy("finding_id", "pos")
         )
     finally:
-        top.unpersist()
+        unpersist(top)
     evidence: dict[str, list[EvidenceLine]] = {}
     for r in lines:
         evidence.setdefault(r["finding_id"], []).append(EvidenceLine(ref=r["ref"], text=r["text"]))
@@ -564,10 +581,11 @@ _PKEY = ("cluster", "topic", "partition")
 def _partition_stories(
     timeline: DataFrame, replicas: DataFrame, findings: DataFrame, top: int
 ) -> tuple[list[PartitionStory], int]:
+    F, Window = functions_of(timeline), window_of(timeline)
     intervals = timeline.groupBy(*_PKEY).agg(F.count(F.lit(1)).alias("n_intervals"))
     per_partition = (
         findings.filter(F.col("topic").isNotNull() & F.col("partition").isNotNull())
-        .withColumn("_rank", severity_rank())
+        .withColumn("_rank", severity_rank(F))
         .groupBy(*_PKEY)
         .agg(F.count(F.lit(1)).alias("n_findings"), F.min("_rank").alias("worst"))
     )
@@ -582,7 +600,7 @@ def _partition_stories(
         [(r["cluster"], r["topic"], r["partition"], k) for k, r in enumerate(chosen)],
         "cluster string, topic string, partition int, _order int",
     )
-    keys = F.broadcast(keys)
+    keys = broadcast(keys)
 
     def first_rows(df: DataFrame, order_cols: list, cap: int) -> list[dict]:
         w = Window.partitionBy(*_PKEY).orderBy(*order_cols)
@@ -652,6 +670,7 @@ def _interval(r: dict) -> StateInterval:
 
 def _matrices(events: DataFrame) -> list[TransitionMatrix]:
     """Logged transitions per entity, with the count the state machine of each line's era forbids."""
+    F = functions_of(events)
     rows = collect_arrow(
         events.filter(
             F.col("event_type").isin(*_TRANSITION_TYPES)
@@ -709,6 +728,7 @@ def bucket_seconds_for(start: Optional[datetime], end: Optional[datetime]) -> in
 def _rates(events: DataFrame, start, end) -> tuple[int, list[RateSeries], int]:
     if start is None:
         return 1, [], 0
+    F = functions_of(events)
     step = bucket_seconds_for(start, end)
     type_counts = collect_arrow(
         events.filter(F.col("ts").isNotNull()).groupBy("event_type").count().orderBy(F.desc("count"), "event_type")
@@ -728,6 +748,7 @@ def _rates(events: DataFrame, start, end) -> tuple[int, list[RateSeries], int]:
 
 
 def _quarantine(quarantine: DataFrame) -> tuple[list[Count], int, int]:
+    F = functions_of(quarantine)
     first = F.min(F.struct("source_file", "line_no", "raw"))
     grouped = quarantine.groupBy("reason").agg(F.count(F.lit(1)).alias("n"), first.alias("f"))
     reasons = grouped.count()
@@ -759,8 +780,8 @@ def read_story(spark: SparkSession, out_dir: str) -> tuple[list[StorySentence], 
     if not path_exists(spark, path):
         return [], ["no story.json: the replay was written by an older version; rerun replay or analyze"]
     try:
-        rows = spark.read.text(path, wholetext=True).collect()
-        doc = json.loads(rows[0][0]) if rows else {"clusters": []}
+        text = read_text(spark, path)
+        doc = json.loads(text) if text is not None else {"clusters": []}
     except Exception as err:  # an unreadable story must not cost the whole report
         return [], [f"story.json unreadable: {short_error(err, 300)}"]
     sentences, notes = [], []
@@ -777,8 +798,8 @@ def read_verdict(spark: SparkSession, out_dir: str) -> VerdictSummary:
     if not path_exists(spark, path):
         return VerdictSummary(status="not run")
     try:
-        rows = spark.read.text(path, wholetext=True).collect()
-        doc = json.loads(rows[0][0]) if rows else None
+        text = read_text(spark, path)
+        doc = json.loads(text) if text is not None else None
     except Exception as err:  # unreadable JSON must not cost the on-call engineer the whole report
         return VerdictSummary(status="unreadable", note=f"verdict.json: {short_error(err, 300)}")
     return summarize_verdict(doc)

@@ -12,6 +12,7 @@ from kafka_forensics.cli.main import main
 from kafka_forensics.core.tables import TABLES
 from kafka_forensics.jobs.analyze_job import AnalyzeResult
 from kafka_forensics.jobs.stored_tables import stored_schema
+from tests.support.engines import assert_report_engines_agree
 from tests.support.paths import REPO
 
 INCIDENT = REPO / "sample_logs" / "kafka-2.4-controller-failover"
@@ -111,3 +112,11 @@ def test_every_table_is_stored_with_the_schema_its_readers_pass(spark, incident_
     for table in TABLES:
         written = spark.read.parquet(str(out / table)).schema
         assert [(f.name, f.dataType) for f in written] == [(f.name, f.dataType) for f in stored_schema(table)], table
+
+
+@pytest.mark.spark
+def test_the_report_and_summary_on_duckdb_equal_sparks(spark, incident_run, tmp_path):
+    """Spark is the oracle: analyze's report (verdict and story included), its model field by field, the summary
+    and the findings listing, built again on DuckDB through SQLFrame (jobs/frames.py)."""
+    out, _ = incident_run
+    assert_report_engines_agree(spark, out, tmp_path, spark_html=out / "report.html")

@@ -18,6 +18,7 @@ from kafka_forensics.replay.final_state import DESCRIBE_LAG_SECONDS, SnapshotAt,
 from kafka_forensics.replay.impact import cluster_facts, impact_rows, impact_totals, min_isr_table
 from kafka_forensics.replay.local import replay_all
 from tests.support.driver_replay import assert_driver_equals_job
+from tests.support.engines import assert_report_engines_agree
 from tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.spark
@@ -147,3 +148,10 @@ def test_the_impact_plan_reads_its_inputs_a_bounded_number_of_times(spark, run):
             frames.unpersist()
     assert leaves["impact"] <= leaves["partition_timeline"] + 10, leaves
     assert leaves["impact_totals"] <= 2 * leaves["impact"], leaves
+
+
+def test_the_report_of_a_recorded_incident_on_duckdb_equals_sparks(spark, run, tmp_path):
+    """A recorded incident with impact episodes and a describe snapshot's findings: the report, its model, the
+    summary and the findings listing are the same on DuckDB through SQLFrame (jobs/frames.py) as on Spark."""
+    out = run[0]
+    assert_report_engines_agree(spark, out, tmp_path)

@@ -20,6 +20,7 @@ from kafka_forensics.jobs.replay_options import ReplayOptions
 from kafka_forensics.replay.events import compact_events
 from kafka_forensics.replay.local import replay_all
 from tests.support.driver_replay import assert_driver_equals_job
+from tests.support.engines import assert_report_engines_agree
 from tests.support.paths import DATA, REAL_LOGS
 
 CLUSTER_RX = r"real-logs/\d+-([^-]+)-"
@@ -194,3 +195,10 @@ def test_job_equals_in_process_replay_on_the_issue14_cases(spark, tmp_path):
     rows = [json.loads(line) for line in lines]
     assert {"ts_end", "controller_epoch_end"} <= set(rows[0])
     assert any(r["rule"] == "leader_isr_mismatch_after_failover" and r["evidence_count"] > 3 for r in rows)
+
+
+def test_the_report_of_the_real_log_corpus_on_duckdb_equals_sparks(spark, corpus_run, tmp_path):
+    """Real broker logs of several source repositories (each its own cluster): the report, its model, the summary
+    and the findings listing are the same on DuckDB through SQLFrame (jobs/frames.py) as on Spark."""
+    out = corpus_run[0]
+    assert_report_engines_agree(spark, out, tmp_path)

@@ -14,6 +14,7 @@ from kafka_forensics.core.verdict import summarize_verdict
 from kafka_forensics.jobs.report_job import EVIDENCE_LIMIT, bucket_seconds_for
 from kafka_forensics.simulator.truth import finding_matches, unmatched
 from tests.support.driver_replay import assert_driver_equals_job
+from tests.support.engines import assert_report_engines_agree
 from tests.support.paths import SAMPLES
 from tests.support.report_html import finding_rows, script_blocks, without_plotly_js
 
@@ -241,3 +242,10 @@ def test_the_report_opens_with_the_impact_of_the_worst_partitions(samples_report
     for cluster, kinds in totals.items():
         for kind, t in kinds.items():
             assert f"{t['seconds']:,.1f}" in section, (cluster, kind)
+
+
+def test_the_report_of_every_sample_on_duckdb_equals_sparks(spark, samples_report, tmp_path):
+    """Every hand-written and simulated sample, each its own cluster: the report Spark wrote (``--top 6``) and
+    its model, built again on DuckDB through SQLFrame (jobs/frames.py)."""
+    out, *_ = samples_report
+    assert_report_engines_agree(spark, out, tmp_path, top_partitions=6, spark_html=out.parent / "report.html")
