@@ -12,6 +12,7 @@ from kafka_forensics.cli.main import main
 from kafka_forensics.core.tables import TABLES
 from kafka_forensics.jobs.analyze_job import AnalyzeResult
 from kafka_forensics.jobs.stored_tables import stored_schema
+from tests.support.check_diff import assert_same_check, broken_copy, duckdb_check_of
 from tests.support.paths import REPO
 
 INCIDENT = REPO / "sample_logs" / "kafka-2.4-controller-failover"
@@ -73,6 +74,28 @@ def test_summary_names_window_controllers_findings_and_report(incident_run):
         in text
     )
     assert f"{unavailable['seconds']:,.1f} s in all, longest {unavailable['longest_seconds']:,.1f} s" in text
+
+
+@pytest.mark.spark
+def test_the_check_without_spark_writes_what_sparks_check_wrote(incident_run, tmp_path):
+    out, _ = incident_run
+    verdict = assert_same_check(out, duckdb_check_of(out, tmp_path / "duckdb"))
+    assert verdict["failed_expectations"] and verdict["exit_code"] == 1  # the zombie controller's episodes
+
+
+@pytest.mark.spark
+def test_the_check_without_spark_fails_what_spark_fails_on_broken_tables(spark, incident_run, tmp_path):
+    import dataclasses
+
+    from kafka_forensics.jobs.check_job import load_check_config, run_check
+
+    # only the suites of the tables broken_copy changes: the oracle is one more Spark check, kept short
+    config = dataclasses.replace(load_check_config(None), suites=("events", "timelines"))
+    broken = broken_copy(incident_run[0], tmp_path / "broken")
+    run_check(spark, str(broken), config)  # the oracle
+    verdict = assert_same_check(broken, duckdb_check_of(broken, tmp_path / "duckdb", config))
+    failed = verdict["failed_expectations"]
+    assert len(failed) >= 10 and {e.split(".")[0] for e in failed} == {"events", "timelines"}
 
 
 @pytest.mark.spark
