@@ -21,6 +21,8 @@ a look-around or back-reference would differ, and only the differential tests wo
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import sqlglot
 import sqlglot.expressions as exp
 from sqlglot.dialects.duckdb import DuckDB
@@ -30,7 +32,7 @@ from sqlglot.dialects.spark import Spark
 class KfSpark(Spark):
     """Spark SQL as the custom expectations write it: sqlglot's Spark with Java's quoted date-format literals."""
 
-    TIME_MAPPING = {**Spark.TIME_MAPPING, "SSS": "%f_three", "'T'": "T", "'Z'": "Z"}
+    TIME_MAPPING: ClassVar[dict[str, str]] = {**Spark.TIME_MAPPING, "SSS": "%f_three", "'T'": "T", "'Z'": "Z"}
 
 
 def _format_number(node: exp.Expression) -> exp.Expression:
