@@ -1,7 +1,10 @@
-"""Running the suites with Great Expectations: one file-backed context per check, Spark DataFrames in.
+"""Running the suites with Great Expectations: one file-backed context per check, DataFrames in.
 
-GX's Spark data source is created with ``force_reuse_spark_context`` so it validates on the
-caller's SparkSession (the DataFrames are passed in as batch parameters, never re-read by GX).
+The data source is the caller's choice (``DATASOURCES``): ``spark`` validates Spark DataFrames on
+the caller's SparkSession (GX's Spark data source, created with ``force_reuse_spark_context``);
+``pandas`` validates pandas frames, the custom expectations' queries running on DuckDB
+(``duckdb_metrics``). Either way the DataFrames are passed in as batch parameters, never re-read
+by GX.
 The context lives in a local directory (``root_dir``), results are kept in its validation store
 and Data Docs are built from them into ``docs_dir``.
 
@@ -23,11 +26,14 @@ import contextlib
 import logging
 import os
 import warnings
-from typing import Iterator, Mapping
+from typing import TYPE_CHECKING, Iterator, Literal, Mapping
 
-from pyspark.sql import DataFrame
+if TYPE_CHECKING:
+    import pandas as pd
+    from pyspark.sql import DataFrame
 
 DATASOURCE = "kafka_forensics"
+DATASOURCES = ("spark", "pandas")  # GX data source kinds validate() takes
 DOCS_SITE = "kafka_forensics"
 
 
@@ -79,17 +85,35 @@ def ephemeral_context():
     return context
 
 
+def _data_source(context, kind: Literal["spark", "pandas"]):
+    if kind == "spark":
+        return context.data_sources.add_or_update_spark(DATASOURCE, force_reuse_spark_context=True)
+    if kind == "pandas":
+        from . import duckdb_metrics  # noqa: F401  (registers the custom expectations' metrics on pandas)
+
+        return context.data_sources.add_or_update_pandas(DATASOURCE)
+    raise ValueError(f"unknown GX data source {kind!r}: one of {', '.join(DATASOURCES)}")
+
+
 def validate(
-    context, suite_name: str, table: str, df: DataFrame, expectations: list, evidence_columns: list[str] | None = None
+    context,
+    suite_name: str,
+    table: str,
+    df: DataFrame | pd.DataFrame,
+    expectations: list,
+    evidence_columns: list[str] | None = None,
+    datasource: Literal["spark", "pandas"] = "spark",
 ) -> dict:
     """Validate ``df`` against ``expectations`` as suite ``suite_name``; the result as a JSON dict.
 
     ``evidence_columns``: columns GX reports for the first offending rows of its built-in column
     expectations (``partial_unexpected_index_list``), e.g. ``source_file, line_no``.
+    ``datasource``: ``spark`` for a Spark DataFrame, ``pandas`` for a pandas one (inside
+    ``duckdb_metrics.using(connection)``).
     """
     import great_expectations as gx
 
-    source = context.data_sources.add_or_update_spark(DATASOURCE, force_reuse_spark_context=True)
+    source = _data_source(context, datasource)
     try:
         asset = source.get_asset(table)
     except LookupError:

@@ -5,6 +5,12 @@ caches them once, counts them (one pass each, which also fills the cache), and r
 one GX validation over its cached table; every custom expectation is one query (a row count and a
 bounded sample), so the number of Spark passes depends on the suites, never on the input size.
 
+``run_check(None, out_dir, config)`` runs the same suites without Spark, for a short run whose
+tables are small and local: the tables are read with pyarrow, GX validates them on its pandas
+engine and the custom expectations' queries run on an in-process DuckDB
+(``expectations.duckdb_metrics``, the Spark SQL transpiled by ``expectations.dialects``). The
+results, the verdict and the Data Docs are written exactly as on Spark (tests compare them).
+
 Writes under ``out_dir``:
 - ``validation/<suite>.json``  the GX suite validation result;
 - ``data_docs/index.html``     GX Data Docs, from a file-backed context in ``out_dir/gx``
@@ -25,18 +31,21 @@ import platform
 import shutil
 import tempfile
 import uuid
-from typing import Optional
+from typing import TYPE_CHECKING, Iterator, Mapping, Optional
 
 from pyspark.sql import DataFrame, SparkSession
 
-from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError
+from kafka_forensics.core.errors import InputError, JobError, KafkaForensicsError, UsageError
 from kafka_forensics.core.tables import TABLES
 from kafka_forensics.core.verdict import VERDICT, Verdict
 
 from .check_config import CheckConfig, load_check_config
 from .fs import absolute, path_exists, write_text
 from .spark_errors import short_error
-from .stored_tables import read_table
+from .stored_tables import read_local_arrow, read_table
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 # ---- files ------------------------------------------------------------------------------------------
@@ -180,10 +189,27 @@ def _summarise_suite(suite: str, result: dict, config: CheckConfig) -> tuple[dic
     )
 
 
+def _write_validation(spark: Optional[SparkSession], path: str, result: dict) -> None:
+    """One suite's GX result as JSON (through Hadoop's FileSystem on Spark, a plain file without it)."""
+    text = json.dumps(result, indent=2, sort_keys=True, default=str) + "\n"
+    if spark is not None:
+        write_text(spark, path, text)
+        return
+    os.makedirs(os.path.dirname(_local(path)), exist_ok=True)
+    with open(_local(path), "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 # ---- the job ----------------------------------------------------------------------------------------
-def require_replay_tables(spark: SparkSession, out_dir: str) -> None:
-    missing = [t for t in TABLES if not path_exists(spark, f"{out_dir}/{t}")]
-    if missing or not path_exists(spark, f"{out_dir}/replay_summary.json"):
+def require_replay_tables(spark: Optional[SparkSession], out_dir: str) -> None:
+    """Raise ``InputError`` unless ``out_dir`` holds every table and the replay summary (a local
+    ``out_dir`` only when ``spark`` is None)."""
+
+    def exists(path: str) -> bool:
+        return os.path.exists(_local(path)) if spark is None else path_exists(spark, path)
+
+    missing = [t for t in TABLES if not exists(f"{out_dir}/{t}")]
+    if missing or not exists(f"{out_dir}/replay_summary.json"):
         what = ", ".join(missing) if missing else "replay_summary.json"
         raise InputError(
             f"{out_dir} holds no complete replay output (missing {what}): run "
@@ -197,19 +223,57 @@ def _load_tables(spark: SparkSession, out_dir: str) -> dict[str, DataFrame]:
     return {t: read_table(spark, out_dir, t).persist(StorageLevel.MEMORY_AND_DISK) for t in TABLES}
 
 
+def _load_arrow_tables(out_dir: str) -> dict[str, pa.Table]:
+    return {t: read_local_arrow(_local(out_dir), t) for t in TABLES}
+
+
+@contextlib.contextmanager
+def _spark_batches(spark: SparkSession, tables: Mapping[str, DataFrame]) -> Iterator[Mapping[str, DataFrame]]:
+    """The suites' batches on Spark: the cached tables, with the views the queries read."""
+    from kafka_forensics.expectations.views import drop_views, register_views
+
+    register_views(spark, tables)
+    try:
+        yield tables
+    finally:
+        drop_views(spark)
+
+
+@contextlib.contextmanager
+def _duckdb_batches(tables: Mapping[str, pa.Table], suite_tables: list[str]) -> Iterator[dict]:
+    """The suites' batches without Spark: each suite's table as a pandas frame for GX's pandas engine,
+    every table (and the rule tables) as a view of an in-process DuckDB for the custom queries."""
+    import duckdb
+
+    from kafka_forensics.expectations import duckdb_metrics
+    from kafka_forensics.expectations.views import TABLE_VIEWS, register_duckdb_views
+
+    con = duckdb.connect()
+    try:
+        con.sql("SET TimeZone = 'UTC'")  # as Spark's session time zone: instants print as UTC
+        register_duckdb_views(con, tables)
+        frames = {}
+        for name in suite_tables:
+            frames[name] = tables[name].to_pandas()
+            frames[name].attrs[duckdb_metrics.BATCH_VIEW_ATTR] = TABLE_VIEWS[name]
+        with duckdb_metrics.using(con):
+            yield frames
+    finally:
+        con.close()
+
+
 def _run_suites(
-    spark: SparkSession,
-    out_dir: str,
+    spark: Optional[SparkSession],
     config: CheckConfig,
-    tables: dict[str, DataFrame],
+    tables: Mapping[str, DataFrame] | Mapping[str, pa.Table],
     gx_root: str,
     timings: Optional[dict] = None,
 ) -> dict[str, dict]:
+    """GX results per suite: on Spark's cached ``tables``, or (``spark`` None) on Arrow ``tables`` without Spark."""
     import time
 
     from kafka_forensics.expectations import gx_run
     from kafka_forensics.expectations.suites import EVIDENCE_COLUMNS, SUITE_TABLES, SuiteSettings, expectations_for
-    from kafka_forensics.expectations.views import register_views
 
     settings = SuiteSettings(
         max_quarantine_rate=config.max_quarantine_rate,
@@ -218,9 +282,14 @@ def _run_suites(
         max_under_min_isr_seconds=config.max_under_min_isr_seconds,
         severity=config.severity,
     )
-    register_views(spark, tables)
+    if spark is None:
+        batches = _duckdb_batches(tables, [SUITE_TABLES[s] for s in config.suites])  # type: ignore[arg-type]
+        datasource = "pandas"
+    else:
+        batches = _spark_batches(spark, tables)  # type: ignore[arg-type]
+        datasource = "spark"
     results = {}
-    with gx_run.quiet_gx():
+    with gx_run.quiet_gx(), batches as frames:
         context = gx_run.open_context(f"{gx_root}/gx", f"{gx_root}/data_docs")
         for suite in config.suites:
             started = time.perf_counter()
@@ -229,9 +298,10 @@ def _run_suites(
                 context,
                 suite,
                 table,
-                tables[table],
+                frames[table],
                 expectations_for(suite, settings),
                 evidence_columns=EVIDENCE_COLUMNS.get(suite),
+                datasource=datasource,
             )
             if timings is not None:
                 timings[suite] = time.perf_counter() - started
@@ -240,7 +310,7 @@ def _run_suites(
 
 
 def run_check(
-    spark: SparkSession,
+    spark: Optional[SparkSession],
     out_dir: str,
     config: Optional[CheckConfig] = None,
     inputs_info: Optional[dict] = None,
@@ -251,22 +321,30 @@ def run_check(
     Returns the verdict (``passed``/``exit_code`` 0 or 1). On an error the verdict is written with
     ``error`` set and the error is raised again (``InputError`` exit 2 when the tables are missing,
     ``JobError`` for a Spark/GX failure). ``timings``, if given, receives seconds per suite.
+    ``spark`` None: the check runs in this process without Spark (a local ``out_dir`` only).
     """
     config = config or load_check_config(None)
     out_dir = out_dir.rstrip("/") or out_dir
     where = absolute(out_dir)  # for Spark; the verdict names the directory as it was given
     tables: dict[str, DataFrame] = {}
+    arrow: dict[str, pa.Table] = {}
     try:
+        if spark is None and not is_local(out_dir):
+            raise UsageError(f"the check without Spark reads a local DIR only, not {out_dir}")
         require_replay_tables(spark, where)
-        tables = _load_tables(spark, where)
-        counts = {name: df.count() for name, df in tables.items()}
+        if spark is None:
+            arrow = _load_arrow_tables(where)
+            counts = {name: table.num_rows for name, table in arrow.items()}
+        else:
+            tables = _load_tables(spark, where)
+            counts = {name: df.count() for name, df in tables.items()}
         local = is_local(out_dir)
         gx_root = _local(out_dir) if local else tempfile.mkdtemp(prefix="kafka-forensics-gx-")
         if local:
             for sub in ("gx", "data_docs"):
                 shutil.rmtree(os.path.join(gx_root, sub), ignore_errors=True)
         try:
-            results = _run_suites(spark, out_dir, config, tables, gx_root, timings)
+            results = _run_suites(spark, config, arrow if spark is None else tables, gx_root, timings)
         except KafkaForensicsError:
             raise
         except Exception as err:
@@ -283,11 +361,7 @@ def run_check(
         summary = read_small_text(spark, f"{out_dir}/replay_summary.json")
         verdict.findings_by_rule = json.loads(summary).get("findings_by_rule", {}) if summary else {}
         for suite, result in results.items():
-            write_text(
-                spark,
-                f"{where}/validation/{suite}.json",
-                json.dumps(result, indent=2, sort_keys=True, default=str) + "\n",
-            )
+            _write_validation(spark, f"{where}/validation/{suite}.json", result)
             verdict.suites[suite], failed, warned = _summarise_suite(suite, result, config)
             verdict.failed_expectations += failed
             verdict.warnings += warned
@@ -309,10 +383,6 @@ def run_check(
                 write_verdict(spark, error_verdict(out_dir, err, config, inputs_info, spark))
         raise
     finally:
-        if tables:
-            from kafka_forensics.expectations.views import drop_views
-
-            drop_views(spark)
         for df in tables.values():
             df.unpersist()
 

@@ -21,14 +21,25 @@ from kafka_forensics.core.tables import FINDINGS, SCHEMAS
 NOT_STORED: dict[str, tuple[str, ...]] = {FINDINGS: ("json",)}
 
 
+def stored_arrow_schema(name: str) -> pa.Schema:
+    """The Arrow schema of table ``name`` as its writer stores it (every column nullable, as read)."""
+    dropped = NOT_STORED.get(name, ())
+    return pa.schema([f.with_nullable(True) for f in SCHEMAS[name] if f.name not in dropped])
+
+
 def stored_schema(name: str) -> StructType:
     """The Spark schema of table ``name`` as its writer stores it (every column nullable, as read)."""
-    schema = SCHEMAS[name]
-    dropped = NOT_STORED.get(name, ())
-    kept = pa.schema([f.with_nullable(True) for f in schema if f.name not in dropped])
-    return from_arrow_schema(kept)
+    return from_arrow_schema(stored_arrow_schema(name))
 
 
 def read_table(spark: SparkSession, out_dir: str, name: str) -> DataFrame:
     """Table ``name`` of an output directory (local or any Hadoop filesystem), without a footer job."""
     return spark.read.schema(stored_schema(name)).parquet(f"{out_dir}/{name}")
+
+
+def read_local_arrow(out_dir: str, name: str) -> pa.Table:
+    """Table ``name`` of a local output directory, read with pyarrow in this process (no JVM): the check's
+    DuckDB engine. Hidden and ``_``-prefixed files (``.crc``, ``_SUCCESS``) are skipped, as Spark does."""
+    import pyarrow.dataset as ds
+
+    return ds.dataset(f"{out_dir}/{name}", format="parquet", schema=stored_arrow_schema(name)).to_table()

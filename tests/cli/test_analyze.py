@@ -12,6 +12,7 @@ from kafka_forensics.cli.main import main
 from kafka_forensics.core.tables import TABLES
 from kafka_forensics.jobs.analyze_job import AnalyzeResult
 from kafka_forensics.jobs.stored_tables import stored_schema
+from tests.support.check_diff import assert_same_check, broken_copy, duckdb_check_of
 from tests.support.engines import assert_report_engines_agree
 from tests.support.paths import REPO
 
@@ -74,6 +75,38 @@ def test_summary_names_window_controllers_findings_and_report(incident_run):
         in text
     )
     assert f"{unavailable['seconds']:,.1f} s in all, longest {unavailable['longest_seconds']:,.1f} s" in text
+
+
+@pytest.mark.spark
+def test_the_check_without_spark_writes_what_sparks_check_wrote(incident_run, tmp_path):
+    out, _ = incident_run
+    verdict = assert_same_check(out, duckdb_check_of(out, tmp_path / "duckdb"))
+    assert verdict["failed_expectations"] and verdict["exit_code"] == 1  # the zombie controller's episodes
+
+
+@pytest.mark.spark
+def test_the_check_without_spark_fails_what_spark_fails_on_broken_tables(spark, incident_run, tmp_path):
+    import dataclasses
+
+    from kafka_forensics.jobs.check_job import load_check_config, run_check
+
+    # only the suites of the tables broken_copy changes: the oracle is one more Spark check, kept short
+    config = dataclasses.replace(load_check_config(None), suites=("events", "timelines"))
+    broken = broken_copy(incident_run[0], tmp_path / "broken")
+    run_check(spark, str(broken), config)  # the oracle
+    verdict = assert_same_check(broken, duckdb_check_of(broken, tmp_path / "duckdb", config))
+    # what each of broken_copy's changes breaks, built-in column expectations included
+    assert verdict["failed_expectations"] == [
+        "events.expect_ids_and_epochs_to_be_non_negative",
+        "events.expect_state_names_to_exist_in_their_era",
+        "events.expect_timestamps_to_be_parsed",
+        "events.expect_column_values_to_not_be_null:event_type",
+        "events.expect_column_values_to_be_in_set:level",
+        "timelines.expect_timeline_transitions_to_be_legal_for_their_era",
+        "timelines.expect_leader_to_be_in_isr",
+        "timelines.expect_leader_epoch_to_never_decrease",
+        "timelines.expect_controller_epoch_to_never_decrease",
+    ]
 
 
 @pytest.mark.spark

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from kafka_forensics.cli.main import main
 from kafka_forensics.core.errors import InputError
 from kafka_forensics.jobs.check_job import load_check_config, run_check
+from tests.support.check_diff import assert_same_check, duckdb_check_of
 from tests.support.paths import REPO
 
 SAMPLES = REPO / "sample_logs"
@@ -65,6 +66,13 @@ def test_zombie_controller_fails_exactly_the_failover_expectations_its_truth_nam
     assert verdict["findings_by_rule"]["concurrent_controllers"] == {"error": 1}
     assert verdict["inputs"]["replay"] == "computed"
     assert "FAILED" in result.output and "expect_no_concurrent_controllers" in result.output
+
+
+@pytest.mark.parametrize("scenario", ["zombie", "clean"])
+def test_the_check_without_spark_writes_what_sparks_check_wrote(scenario, request, tmp_path):
+    _, out = request.getfixturevalue(scenario)
+    verdict = assert_same_check(out, duckdb_check_of(out, tmp_path / "duckdb"))
+    assert verdict["passed"] is (scenario == "clean")
 
 
 def test_offending_rows_cite_log_lines_that_say_so(zombie):
