@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future
 
 import click
 from rich.console import Console
@@ -21,7 +20,7 @@ _SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", 
 
 class _StageProgress:
     """One status line per running stage, with Spark's task counts; one summary line per finished stage.
-    ``spark``: the session, or a future of it (the driver engine's, still starting)."""
+    ``spark`` None: the driver engine, which has no tasks to count."""
 
     def __init__(self, spark, out: Console):
         self.spark, self.out = spark, out
@@ -51,16 +50,10 @@ class _StageProgress:
         self.out.print(f"[green]✓[/green] {stage:<7} {seconds:6.1f} s  {escape(details)}")
 
     def _poll(self) -> None:
-        tracker = None
+        if self.spark is None:  # the driver engine: no Spark tasks to count
+            return
+        tracker = self.spark.sparkContext.statusTracker()
         while not self._stop.wait(0.5):
-            if tracker is None:  # a session still starting (the driver engine's) has no tasks yet
-                if isinstance(self.spark, Future) and not self.spark.done():
-                    continue
-                try:
-                    spark = self.spark.result() if isinstance(self.spark, Future) else self.spark
-                    tracker = spark.sparkContext.statusTracker()
-                except Exception:  # progress is best effort; the stage reports a failed start
-                    return
             try:
                 done = total = 0
                 for stage_id in tracker.getActiveStageIds():
@@ -153,7 +146,7 @@ def analyze(
         from kafka_forensics.jobs.engine import DRIVER, choose_engine
         from kafka_forensics.jobs.filters import event_filter_from
         from kafka_forensics.jobs.replay_job import ReplayOptions
-        from kafka_forensics.jobs.spark_session import build_session, start_session
+        from kafka_forensics.jobs.spark_session import build_session
         from kafka_forensics.jobs.warm_imports import CHECK_MODULES, import_in_background
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
@@ -172,17 +165,15 @@ def analyze(
         )
         settings = parse_conf(conf)
         engine = choose_engine([*inputs, *describe_files], out_dir, master, settings)
-        warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
-        if engine == DRIVER:  # parse and replay here while the JVM starts for check and report
-            spark = start_session(master, settings, inputs=inputs)
+        if engine == DRIVER:  # a short run: every stage in this process, no JVM (jobs/engine.py)
+            spark = None
         else:
+            warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
             spark = build_session(master, settings, inputs=inputs)
             warming.join()
         ropts = dataclasses.replace(
             ropts,
-            **evidence_replay_options(
-                None if engine == DRIVER else spark, min_isr, describe_files, describe_at, timezone
-            ),
+            **evidence_replay_options(spark, min_isr, describe_files, describe_at, timezone),
         )
         progress = _StageProgress(spark, out)
         try:

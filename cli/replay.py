@@ -165,20 +165,40 @@ def replay(
     def action():
         import dataclasses
 
+        from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, choose_engine
         from kafka_forensics.jobs.filters import event_filter_from
-        from kafka_forensics.jobs.replay_job import run_replay
-        from kafka_forensics.jobs.spark_session import build_session
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         ropts = _options(kafka_version, cluster_from_path, clock_skew)
         flt = event_filter_from(filter_topic, filter_partitions, start_time, end_time, timezone)
         ropts = dataclasses.replace(ropts, event_filter=flt if flt.active else None)
-        out.print(f"[bold]kafka-forensics replay[/bold]: starting Spark ({master or 'local[*]'})")
-        spark = build_session(master, parse_conf(conf))
-        ropts = dataclasses.replace(
-            ropts, **evidence_replay_options(spark, min_isr, describe_files, describe_at, timezone)
-        )
-        parsed, summary = run_replay(spark, list(inputs), out_dir, options, ropts)
+        settings = parse_conf(conf)
+        if choose_engine([*inputs, *describe_files], out_dir, master, settings) == DRIVER:
+            from kafka_forensics.jobs.frames import duckdb_session
+            from kafka_forensics.jobs.fs import absolute
+            from kafka_forensics.jobs.parse_driver import parse_in_driver
+            from kafka_forensics.jobs.replay_driver import replay_in_driver
+
+            out.print(
+                f"[bold]kafka-forensics replay[/bold]: a short run, replayed in this process "
+                f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
+            )
+            ropts = dataclasses.replace(
+                ropts, **evidence_replay_options(None, min_isr, describe_files, describe_at, timezone)
+            )
+            parsed = parse_in_driver(list(inputs), absolute(out_dir), options)
+            summary = replay_in_driver(out_dir, ropts)
+            tables = duckdb_session()
+        else:
+            from kafka_forensics.jobs.replay_job import run_replay
+            from kafka_forensics.jobs.spark_session import build_session
+
+            out.print(f"[bold]kafka-forensics replay[/bold]: starting Spark ({master or 'local[*]'})")
+            tables = build_session(master, settings)
+            ropts = dataclasses.replace(
+                ropts, **evidence_replay_options(tables, min_isr, describe_files, describe_at, timezone)
+            )
+            parsed, summary = run_replay(tables, list(inputs), out_dir, options, ropts)
         out.print(
             f"lines read {parsed.lines_read:,} = records {parsed.records:,} + continuation lines "
             f"{parsed.continuation_lines:,} + quarantined {parsed.quarantined:,}"
@@ -186,7 +206,7 @@ def replay(
         )
         _print_replay_summary(summary, out)
         if show:
-            emit("replay", [top_findings_listing(spark, out_dir, show)], fmt, out)
+            emit("replay", [top_findings_listing(tables, out_dir, show)], fmt, out)
         return summary
 
     run_guarded(debug, action)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional
 
 from pyspark.sql import SparkSession
 
@@ -22,7 +21,7 @@ from kafka_forensics.core.verdict import Verdict
 from kafka_forensics.replay.findings import SEVERITIES
 
 from .engine import DRIVER, SPARK
-from .frames import functions_of, read_table
+from .frames import duckdb_session, functions_of, read_table
 from .fs import absolute
 
 STAGES = ("parse", "replay", "check", "report")
@@ -56,7 +55,7 @@ def _quiet(stage: str, phase: str, counts: dict) -> None:
 
 
 def run_analyze(
-    spark: Union[SparkSession, Future],
+    spark: Optional[SparkSession],
     inputs: list[str],
     out_dir: str,
     report_path: str,
@@ -68,8 +67,9 @@ def run_analyze(
     progress: Progress = _quiet,
     engine: str = SPARK,
 ) -> AnalyzeResult:
-    """The four stages. ``spark``: the session, or a future of it (``spark_session.start_session``)
-    that the driver engine (``engine.DRIVER``) waits for only when ``check`` needs it."""
+    """The four stages, on Spark (``spark``) or, with ``engine.DRIVER``, in this process without a JVM
+    (``spark`` None): parse and replay by the functions Spark's workers run, check and report on an
+    in-process DuckDB (``check_job``, ``frames``)."""
     from .check_job import run_check
     from .parse_driver import parse_in_driver
     from .parse_job import run_parse
@@ -81,8 +81,16 @@ def run_analyze(
     result = AnalyzeResult(out_dir=out_dir, report_path=report_path)
     out_dir = absolute(out_dir)  # what Spark reads; the result names the directory as given
 
+    if engine == DRIVER:
+        tables = duckdb_session()  # what the report and the summary query: the same code, on DuckDB
+    elif spark is None:
+        raise ValueError("run_analyze on Spark needs its session")
+    else:
+        tables = spark
+
     def session() -> SparkSession:
-        return spark.result() if isinstance(spark, Future) else spark
+        assert spark is not None
+        return spark
 
     def stage(name: str, action: Callable[[], Any], counts: Callable[[Any], dict]) -> Any:
         progress(name, "start", {})
@@ -114,9 +122,9 @@ def run_analyze(
         else (lambda: replay_events(session(), read_table(session(), out_dir, EVENTS), out_dir, replay_options)),
         lambda r: {"partitions": r.partitions, "controllers": r.controllers, "findings": r.findings},
     )
-    # The report is built beside the check (another thread, the same session): most of either is
-    # Spark's fixed cost per query, on a JVM with two cores, and only the report's last step, reading
-    # the verdict, needs the check done. Its time is its own, from its start beside the check.
+    # The report is built beside the check (another thread): on Spark most of either is Spark's fixed
+    # cost per query, on a JVM with two cores, and only the report's last step, reading the verdict,
+    # needs the check done. Its time is its own, from its start beside the check.
     checked = threading.Event()
     built: dict[str, Any] = {}
 
@@ -124,7 +132,7 @@ def run_analyze(
         began = time.monotonic()
         try:
             built["report"] = build_report(
-                session(), out_dir, report_path, top_partitions=top_partitions, verdict_ready=checked.wait
+                tables, out_dir, report_path, top_partitions=top_partitions, verdict_ready=checked.wait
             )
         except BaseException as err:  # raised again in the command's thread
             built["error"] = err
@@ -135,7 +143,9 @@ def run_analyze(
     beside.start()
     try:
         result.verdict = stage(
-            "check", lambda: run_check(session(), result.out_dir, check_config), lambda v: {"passed": bool(v.passed)}
+            "check",
+            lambda: run_check(None if engine == DRIVER else session(), result.out_dir, check_config),
+            lambda v: {"passed": bool(v.passed)},
         )
     finally:
         checked.set()
@@ -145,7 +155,7 @@ def run_analyze(
         raise built["error"]
     result.report, result.seconds["report"] = built["report"], built["seconds"]
     progress("report", "done", {"bytes": result.report.size_bytes, "beside": "check", "seconds": built["seconds"]})
-    summarize(session(), result, top_findings)
+    summarize(tables, result, top_findings)
     return result
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import resources
 from typing import Iterable
 
@@ -188,19 +187,3 @@ def build_session(
     # (--debug: the whole error); KAFKA_FORENSICS_SPARK_LOG_LEVEL=ERROR shows Spark's errors again.
     spark.sparkContext.setLogLevel(os.environ.get("KAFKA_FORENSICS_SPARK_LOG_LEVEL", "OFF"))
     return spark
-
-
-def start_session(
-    master: str | None = None,
-    conf: dict[str, str] | None = None,
-    app_name: str = "kafka-forensics",
-    inputs: Iterable[str] | None = None,
-) -> Future[SparkSession]:
-    """``build_session`` in a background thread: the JVM starts (seconds, in another process) while
-    this one works, e.g. the driver engine's parse and replay (``jobs/engine.py``). ``result()`` waits
-    for it and raises what ``build_session`` raised."""
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kafka-forensics-session")
-    try:
-        return pool.submit(build_session, master, conf, app_name, inputs)
-    finally:
-        pool.shutdown(wait=False)
