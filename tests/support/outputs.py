@@ -13,6 +13,7 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.dataset as ds
 
 from kafka_forensics.core.tables import TABLES
@@ -34,10 +35,16 @@ def _plain(value):
 
 
 def table(out: Path, name: str) -> tuple[str, list[str]]:
-    """(Arrow schema as text, sorted canonical rows) of one table directory."""
+    """(Arrow schema as text, sorted canonical rows) of one table directory.
+
+    Column names and types, not their nullability: Spark's writer records in the footer the nullability
+    it infers for each column (a column computed by an expression that cannot be null is stored "not
+    null"), the driver engine (``jobs/local_tables.py``) stores every column nullable, and no reader
+    relies on it (the jobs read every table with its declared schema, ``jobs/stored_tables.py``)."""
     data = ds.dataset(out / name, format="parquet", exclude_invalid_files=True).to_table()
     rows = sorted(json.dumps(_plain(r), sort_keys=True, ensure_ascii=False) for r in data.to_pylist())
-    return data.schema.remove_metadata().to_string(), rows
+    schema = pa.schema([f.with_nullable(True) for f in data.schema.remove_metadata()])
+    return schema.to_string(), rows
 
 
 def canonical(out: Path) -> dict:
