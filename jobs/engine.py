@@ -1,17 +1,20 @@
-"""Which engine runs a command's parse and replay: Spark's jobs, or the driver alone for a short run.
+"""Which engine runs a command: Spark's jobs, or this Python process alone for a short run.
 
-On a small input Spark's cost is its own, not the data's: a 584-line incident took 7 s to parse and
-15 s to replay in Spark (hundreds of small jobs, each planned, compiled and scheduled), and well under
-a second each in one Python process (bench/RESULTS.md, "The driver engine"). Both engines run the same
-code on the lines: the functions Spark's Python workers call (``local_splits.parse_split``, the replay's
-per-partition and per-cluster twins), writing the same tables (tests hold them equal). What differs is
-only who runs the loop: Spark's tasks, or the command itself, while the JVM that ``check`` and
-``report`` need starts beside it.
+On a small input Spark's cost is its own, not the data's: on the bundled 584-line incident, `analyze`
+took 43-50 s, nearly all of it the JVM's start, class loading, compilation and the planning of a few
+hundred small queries; the same work in this process takes seconds (bench/RESULTS.md, "The driver
+engine"). The driver engine runs every stage without a JVM and leaves the same outputs (tests hold them
+equal, stage by stage and end to end):
+- parse and replay: the functions Spark's Python workers run (``parse_driver``, ``replay_driver``);
+- check: the same Great Expectations suites on GX's pandas engine, the custom expectations' one Spark-SQL
+  definition transpiled for an in-process DuckDB (``check_job``, ``expectations/dialects.py``);
+- report and analyze's summary: the same PySpark DataFrame code on DuckDB through SQLFrame (``frames``).
 
 ``--conf spark.kafka_forensics.engine=spark`` keeps Spark for every stage; ``=driver`` asks for the
 driver whatever the size (local inputs and a local DIR only). The default, ``auto``, takes the driver
-when this command launches a local Spark itself for a short run (``spark_session.short_run``: at most
-32 MiB of local input): under spark-submit or in a notebook's running session, Spark runs everything.
+when this command would launch a local Spark itself for a short run (``spark_session.short_run``: at
+most 32 MiB of local input): under spark-submit, or in a process whose session is already running (a
+notebook), Spark runs everything.
 """
 
 from __future__ import annotations
