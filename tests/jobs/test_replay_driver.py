@@ -123,23 +123,20 @@ def test_the_replay_in_the_driver_equals_the_job_with_a_version_a_skew_and_one_p
     assert "stale_epoch_rejected" not in summary.findings_by_rule  # about no partition: not replayed for one
 
 
-def test_the_replay_in_the_driver_runs_without_pyspark(recorded_events, tmp_path):
+def test_the_replay_in_the_driver_runs_without_pyspark(tmp_path):
     """It runs before or while the JVM starts: importing pyspark is refused in this process."""
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / EVENTS).symlink_to(recorded_events / EVENTS)
+    out = write_events(tmp_path / "out", [SAMPLE])
     script = (
         "import sys; sys.modules['pyspark'] = None\n"
         "from kafka_forensics.jobs.replay_driver import replay_in_driver\n"
         "from kafka_forensics.jobs.replay_options import ReplayOptions\n"
-        f"s = replay_in_driver({str(out)!r}, ReplayOptions(cluster_from_path={CLUSTER_RX!r}))\n"
+        f"s = replay_in_driver({str(out)!r}, ReplayOptions())\n"
         "assert 'pyspark.sql' not in sys.modules\n"
-        "print(len(s.clusters), s.findings)\n"
+        "print(s.partitions, s.findings)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr
-    clusters, findings = map(int, done.stdout.split())
-    assert clusters == len(require_recorded()) and findings > 0
+    assert done.stdout.split() == ["4", "4"]  # as README.md shows the sample: partitions 4, findings 4
     assert (out / "story.json").is_file() and (out / "findings.jsonl").is_file()
 
 
