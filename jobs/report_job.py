@@ -332,9 +332,11 @@ def _impact(spark: SparkSession, data: ReportData, impact: DataFrame, totals: Da
         *[F.sum(F.when(F.col("kind") == k, F.col("known_seconds")).otherwise(0.0)).alias(k) for k in KINDS],
         F.count(F.lit(1)).alias("episodes"),
         F.sum(F.col("open").cast("int")).alias("open_episodes"),
+        # the longest leaderless episode; on a tie the later one (then by kind and number): a total order, so
+        # the pick does not depend on the order rows reach the aggregate (or on the engine)
         F.max_by(
             F.struct("ts_start", "ts_end", "ended_by", "start_evidence", "end_evidence"),
-            F.when(leaderless, F.col("known_seconds")),
+            F.when(leaderless, F.struct("known_seconds", "ts_start", "kind", "episode")),
         ).alias("worst"),
     )
     data.impact_partitions_total = per.count()
