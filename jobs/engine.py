@@ -25,10 +25,11 @@ from typing import Iterable, Optional
 
 from kafka_forensics.core.errors import UsageError
 
+from .fs import scheme_of
+
 ENGINE_CONF = "spark.kafka_forensics.engine"  # auto (default) | spark | driver
 SPARK, DRIVER = "spark", "driver"
 _CHOICES = ("auto", SPARK, DRIVER)
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _GLOB = re.compile(r"[*?\[{]")
 
 
@@ -46,8 +47,8 @@ def local_plain(inputs: Iterable[str], out_dir: str) -> bool:
     given = list(inputs)
     return (
         bool(given)
-        and all(not _SCHEME.match(p) and not _GLOB.search(p) and os.path.exists(p) for p in given)
-        and not _SCHEME.match(out_dir)
+        and all(scheme_of(p) is None and not _GLOB.search(p) and os.path.exists(p) for p in given)
+        and scheme_of(out_dir) is None
     )
 
 

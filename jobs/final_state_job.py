@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 from typing import Optional
 
 from pyspark.sql import DataFrame, SparkSession, Window
@@ -26,6 +25,7 @@ from kafka_forensics.replay.final_state import (
 )
 from kafka_forensics.replay.findings import Finding
 
+from .fs import scheme_of
 from .impact_job import effective_frame
 
 _KEY = ("cluster", "topic", "partition")
@@ -35,7 +35,7 @@ def read_snapshot(spark: Optional[SparkSession], path: str, at: Optional[dt.date
     """Read and parse one snapshot file: a local path here, any other path Spark reads (``spark``
     None: local paths only). Without ``at``, the file's modification time (UTC, to the millisecond as
     Hadoop's FileSystem gives it) is the snapshot's time, and the findings say so."""
-    if _SCHEME.match(path) is None:
+    if scheme_of(path) is None:
         content, mtime = _read_local(path)
     else:
         if spark is None:
@@ -45,9 +45,6 @@ def read_snapshot(spark: Optional[SparkSession], path: str, at: Optional[dt.date
     if at is not None:
         return SnapshotAt(snapshot, at, "--describe-at")
     return SnapshotAt(snapshot, mtime, "file modification time")
-
-
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
 def _read_local(path: str) -> tuple[bytes, dt.datetime]:

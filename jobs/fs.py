@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # annotations only: ``absolute`` serves the replay in the driver, which runs without pyspark
     from pyspark.sql import SparkSession
 
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+def scheme_of(path: str) -> str | None:
+    """The URI scheme ``path`` starts with (``hdfs``, ``s3a``, ``file``), lower-cased; None for a plain path."""
+    found = _SCHEME.match(path)
+    return found.group(1).lower() if found else None
 
 
 def absolute(path: str) -> str:

@@ -61,13 +61,12 @@ from kafka_forensics.replay.kraft import resolve_metadata_events
 from kafka_forensics.replay.local import LocalReplay, Selection, replay_all
 from kafka_forensics.replay.story import STORY_JSON, story_json, tell_local
 
-from .fs import absolute
+from .fs import absolute, scheme_of
 from .local_tables import write_table, write_text
 from .replay_options import ReplayOptions, ReplaySummary, impact_summary, validate_options
 
 SUMMARY_JSON = "replay_summary.json"
 FINDINGS_JSONL = "findings.jsonl"
-_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 
 # The row order of each table as the Spark job writes it (``write_replay``'s sortWithinPartitions, every
 # column ascending with nulls first); controllers and brokers keep the contexts' order, findings
@@ -82,10 +81,10 @@ TABLE_ORDER: dict[str, tuple[str, ...]] = {
 
 def local_path(out_dir: str) -> Optional[str]:
     """``out_dir`` as a path of this machine, or None when it names another filesystem (hdfs://, s3a://)."""
-    found = _SCHEME.match(out_dir)
-    if found is None:
+    scheme = scheme_of(out_dir)
+    if scheme is None:
         return absolute(out_dir)
-    if found.group(1).lower() == "file":
+    if scheme == "file":
         return absolute(re.sub(r"^file:(//)?", "", out_dir) or "/")
     return None
 
