@@ -19,13 +19,9 @@ from typing import Callable, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .stored_tables import stored_arrow_schema
+
 _TMP = ".tmp"
-
-
-def stored_schema(schema: pa.Schema) -> pa.Schema:
-    """A table's schema as Spark stores it: every column nullable; findings without their JSON line
-    (which goes to findings.jsonl)."""
-    return pa.schema([f.with_nullable(True) for f in schema if f.name != "json"])
 
 
 def replace(target: Path, write: Callable[[Path], None]) -> None:
@@ -43,9 +39,10 @@ def replace(target: Path, write: Callable[[Path], None]) -> None:
             temporary.unlink(missing_ok=True)
 
 
-def write_table(out_dir: Path, name: str, rows: Sequence[dict], schema: pa.Schema) -> None:
-    """``out_dir/name``: the table of ``rows`` (dicts; missing keys are nulls) in ``schema``."""
-    stored = stored_schema(schema)
+def write_table(out_dir: Path, name: str, rows: Sequence[dict]) -> None:
+    """``out_dir/name``: the table of ``rows`` (dicts; missing keys are nulls) in the schema Spark stores it
+    with (``stored_tables.stored_arrow_schema``: every column nullable, findings without their JSON line)."""
+    stored = stored_arrow_schema(name)
     table = pa.Table.from_pylist([{c: r.get(c) for c in stored.names} for r in rows], schema=stored)
 
     def write(directory: Path) -> None:
@@ -61,4 +58,4 @@ def write_text(path: Path, text: str) -> None:
     replace(path, lambda p: p.write_bytes(text.encode("utf-8")))
 
 
-__all__ = ["replace", "stored_schema", "write_table", "write_text"]
+__all__ = ["replace", "write_table", "write_text"]

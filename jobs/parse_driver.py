@@ -21,13 +21,10 @@ import pyarrow.compute as pc
 from kafka_forensics.core.errors import InputError, KafkaForensicsError
 from kafka_forensics.core.tables import (
     EVENTS,
-    EVENTS_SCHEMA,
     FILE_COUNTS,
-    FILE_SCHEMA,
     FILES,
     PARSE_TABLES,
     QUARANTINE,
-    QUARANTINE_SCHEMA,
 )
 from kafka_forensics.parsers.records import ParseOptions
 
@@ -87,10 +84,10 @@ def parse_in_driver(inputs: list[str], out_dir: str, options: ParseOptions) -> P
         staging.rename(out / EVENTS)
     else:
         shutil.rmtree(staging, ignore_errors=True)
-        write_table(out, EVENTS, [], EVENTS_SCHEMA)
-    write_table(out, QUARANTINE, quarantine, QUARANTINE_SCHEMA)
+        write_table(out, EVENTS, [])
+    write_table(out, QUARANTINE, quarantine)
     file_rows.sort(key=lambda r: r["source_file"])
-    write_table(out, FILES, file_rows, FILE_SCHEMA)
+    write_table(out, FILES, file_rows)
     reasons: dict[str, int] = {}
     for q in quarantine:
         reasons[q["reason"]] = reasons.get(q["reason"], 0) + 1

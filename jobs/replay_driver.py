@@ -36,20 +36,13 @@ import pyarrow.dataset as ds
 from kafka_forensics.core.errors import InputError, UsageError
 from kafka_forensics.core.tables import (
     BROKERS,
-    BROKERS_SCHEMA,
     CONTROLLERS,
-    CONTROLLERS_SCHEMA,
     EVENTS,
     FINDINGS,
-    FINDINGS_SCHEMA,
     IMPACT,
-    IMPACT_SCHEMA,
     IMPACT_TOTALS,
-    IMPACT_TOTALS_SCHEMA,
     PARTITION_TIMELINE,
-    PARTITION_TIMELINE_SCHEMA,
     REPLICA_TIMELINE,
-    REPLICA_TIMELINE_SCHEMA,
 )
 from kafka_forensics.replay.collector import rare_full_collections
 from kafka_forensics.replay.events import LINE_COLUMNS, TEXT_EVENT_TYPES, compact_columns
@@ -225,14 +218,14 @@ def write_outputs(replayed: DriverReplay, out_dir: str, named: Optional[str] = N
     """Every file ``jobs.replay_job.replay_events`` writes, from ``replayed``, under the local ``out_dir``
     (``named``: the directory as the user named it, which the summary records; default ``out_dir``)."""
     root = Path(out_dir)
-    write_table(root, PARTITION_TIMELINE, replayed.partition_timeline, PARTITION_TIMELINE_SCHEMA)
-    write_table(root, REPLICA_TIMELINE, replayed.replica_timeline, REPLICA_TIMELINE_SCHEMA)
-    write_table(root, FINDINGS, replayed.findings, FINDINGS_SCHEMA)
+    write_table(root, PARTITION_TIMELINE, replayed.partition_timeline)
+    write_table(root, REPLICA_TIMELINE, replayed.replica_timeline)
+    write_table(root, FINDINGS, replayed.findings)
     write_text(root / FINDINGS_JSONL, "".join(f"{r['json']}\n" for r in replayed.findings))
-    write_table(root, CONTROLLERS, replayed.controllers, CONTROLLERS_SCHEMA)
-    write_table(root, BROKERS, replayed.brokers, BROKERS_SCHEMA)
-    write_table(root, IMPACT, replayed.impact, IMPACT_SCHEMA)
-    write_table(root, IMPACT_TOTALS, replayed.impact_totals, IMPACT_TOTALS_SCHEMA)
+    write_table(root, CONTROLLERS, replayed.controllers)
+    write_table(root, BROKERS, replayed.brokers)
+    write_table(root, IMPACT, replayed.impact)
+    write_table(root, IMPACT_TOTALS, replayed.impact_totals)
     summary = replayed.summary(named or out_dir)
     write_text(root / SUMMARY_JSON, summary.to_json())
     write_text(root / STORY_JSON, replayed.story())

@@ -9,12 +9,15 @@ checks every table an ``analyze`` writes against ``stored_schema``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.pandas.types import from_arrow_schema
-from pyspark.sql.types import StructType
 
 from kafka_forensics.core.tables import FINDINGS, SCHEMAS
+
+if TYPE_CHECKING:  # pyspark on use only: the driver engine's writer (local_tables) reads the Arrow schema
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 # Columns the jobs carry in memory but do not store in the table: a finding's JSON line is
 # stored as findings.jsonl.
@@ -29,6 +32,8 @@ def stored_arrow_schema(name: str) -> pa.Schema:
 
 def stored_schema(name: str) -> StructType:
     """The Spark schema of table ``name`` as its writer stores it (every column nullable, as read)."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
     return from_arrow_schema(stored_arrow_schema(name))
 
 
