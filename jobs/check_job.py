@@ -194,10 +194,8 @@ def _write_validation(spark: Optional[SparkSession], path: str, result: dict) ->
     text = json.dumps(result, indent=2, sort_keys=True, default=str) + "\n"
     if spark is not None:
         write_text(spark, path, text)
-        return
-    os.makedirs(os.path.dirname(_local(path)), exist_ok=True)
-    with open(_local(path), "w", encoding="utf-8") as handle:
-        handle.write(text)
+    else:
+        write_atomically(None, path, text)
 
 
 # ---- the job ----------------------------------------------------------------------------------------
