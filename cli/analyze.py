@@ -187,7 +187,6 @@ def analyze(
                 config,
                 top_findings=show,
                 progress=progress,
-                engine=engine,
             )
         finally:
             progress.close()

@@ -20,7 +20,6 @@ from kafka_forensics.core.tables import CONTROLLERS, EVENTS, FINDINGS
 from kafka_forensics.core.verdict import Verdict
 from kafka_forensics.replay.findings import SEVERITIES
 
-from .engine import DRIVER, SPARK
 from .frames import duckdb_session, functions_of, read_table
 from .fs import absolute
 
@@ -65,10 +64,9 @@ def run_analyze(
     top_findings: int = 5,
     top_partitions: int = 20,
     progress: Progress = _quiet,
-    engine: str = SPARK,
 ) -> AnalyzeResult:
-    """The four stages, on Spark (``spark``) or, with ``engine.DRIVER``, in this process without a JVM
-    (``spark`` None): parse and replay by the functions Spark's workers run, check and report on an
+    """The four stages, on Spark (``spark``) or, ``spark`` None, in this process without a JVM (the driver
+    engine, ``jobs/engine.py``): parse and replay by the functions Spark's workers run, check and report on an
     in-process DuckDB (``check_job``, ``frames``)."""
     from .check_job import run_check
     from .parse_driver import parse_in_driver
@@ -81,12 +79,9 @@ def run_analyze(
     result = AnalyzeResult(out_dir=out_dir, report_path=report_path)
     out_dir = absolute(out_dir)  # what Spark reads; the result names the directory as given
 
-    if engine == DRIVER:
-        tables = duckdb_session()  # what the report and the summary query: the same code, on DuckDB
-    elif spark is None:
-        raise ValueError("run_analyze on Spark needs its session")
-    else:
-        tables = spark
+    driver = spark is None
+    # what the report and the summary query: Spark, or the same code on DuckDB
+    tables = duckdb_session() if driver else spark
 
     def session() -> SparkSession:
         assert spark is not None
@@ -103,7 +98,7 @@ def run_analyze(
     result.parse = stage(
         "parse",
         (lambda: parse_in_driver(list(inputs), out_dir, parse_options))
-        if engine == DRIVER
+        if driver
         else (lambda: run_parse(session(), list(inputs), out_dir, parse_options)),
         lambda p: {
             "lines": p.lines_read,
@@ -118,7 +113,7 @@ def run_analyze(
     result.replay = stage(
         "replay",
         (lambda: replay_in_driver(out_dir, replay_options))
-        if engine == DRIVER
+        if driver
         else (lambda: replay_events(session(), read_table(session(), out_dir, EVENTS), out_dir, replay_options)),
         lambda r: {"partitions": r.partitions, "controllers": r.controllers, "findings": r.findings},
     )
@@ -144,7 +139,7 @@ def run_analyze(
     try:
         result.verdict = stage(
             "check",
-            lambda: run_check(None if engine == DRIVER else session(), result.out_dir, check_config),
+            lambda: run_check(None if driver else session(), result.out_dir, check_config),
             lambda v: {"passed": bool(v.passed)},
         )
     finally:

@@ -11,7 +11,6 @@ from click.testing import CliRunner
 from kafka_forensics.cli.main import main
 from kafka_forensics.core.tables import TABLES
 from kafka_forensics.jobs.analyze_job import AnalyzeResult, run_analyze
-from kafka_forensics.jobs.engine import DRIVER
 from kafka_forensics.jobs.replay_options import ReplayOptions
 from kafka_forensics.jobs.stored_tables import stored_schema
 from kafka_forensics.parsers.records import ParseOptions
@@ -174,7 +173,6 @@ def test_the_driver_engine_leaves_what_the_spark_analyze_left(incident_run, tmp_
         ParseOptions(),
         ReplayOptions(),
         top_findings=4,
-        engine=DRIVER,
     )
     assert result.exit_code == 1 and result.parse.reconciled
     mine, theirs = canonical(out), canonical(spark_out)
