@@ -22,7 +22,7 @@ LOG_NAME = re.compile(r"^(?:state-change|stage-change|controller|server|kafka-[\
 # kafka-dump-log --cluster-metadata-decoder output saved by the user (parsers/metadata_dump.py detects
 # it by content; in directories only these names are picked up: "*.dump", "*metadata*.txt", + .gz).
 DUMP_NAME = re.compile(r"(?i)^(?:.+\.dump|.*metadata.*\.txt)(?:\.gz)?$")
-_GLOB = re.compile(r"[*?\[{]")
+GLOB = re.compile(r"[*?\[{]")  # a glob character: the input is listed by Hadoop's globStatus
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
@@ -67,7 +67,7 @@ def discover(spark: SparkSession | None, inputs: list[str], notes: list[str] | N
 
     for given in inputs:
         local = not _SCHEME.match(given) or given.startswith("file://")
-        if local and not given.startswith("file://") and not _GLOB.search(given):
+        if local and not given.startswith("file://") and not GLOB.search(given):
             # a plain local path: Hadoop's listing would name it file:<absolute path>; no JVM needed
             target = os.path.abspath(given)
             if not os.path.exists(target):

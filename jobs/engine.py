@@ -20,17 +20,16 @@ notebook), Spark runs everything.
 from __future__ import annotations
 
 import os
-import re
 from typing import Iterable, Optional
 
 from kafka_forensics.core.errors import UsageError
 
+from .discovery import GLOB
 from .fs import scheme_of
 
 ENGINE_CONF = "spark.kafka_forensics.engine"  # auto (default) | spark | driver
 SPARK, DRIVER = "spark", "driver"
 _CHOICES = ("auto", SPARK, DRIVER)
-_GLOB = re.compile(r"[*?\[{]")
 
 
 def engine_choice(conf: Optional[dict[str, str]]) -> str:
@@ -47,7 +46,7 @@ def local_plain(inputs: Iterable[str], out_dir: str) -> bool:
     given = list(inputs)
     return (
         bool(given)
-        and all(scheme_of(p) is None and not _GLOB.search(p) and os.path.exists(p) for p in given)
+        and all(scheme_of(p) is None and not GLOB.search(p) and os.path.exists(p) for p in given)
         and scheme_of(out_dir) is None
     )
 
