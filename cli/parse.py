@@ -34,7 +34,6 @@ def parse(inputs, out_dir, kafka_version, layout, broker_from_path, timezone, ma
     def action():
         from kafka_forensics.core.errors import InputError
         from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, choose_engine
-        from kafka_forensics.jobs.fs import absolute
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         spark_conf = parse_conf(conf)
@@ -45,7 +44,7 @@ def parse(inputs, out_dir, kafka_version, layout, broker_from_path, timezone, ma
                 f"[bold]kafka-forensics parse[/bold]: a short run, parsed in this process "
                 f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
             )
-            summary = parse_in_driver(list(inputs), absolute(out_dir), options)
+            summary = parse_in_driver(list(inputs), out_dir, options)
         else:
             from kafka_forensics.jobs.parse_job import run_parse
             from kafka_forensics.jobs.spark_session import build_session

@@ -175,7 +175,6 @@ def replay(
         settings = parse_conf(conf)
         if choose_engine([*inputs, *describe_files], out_dir, master, settings) == DRIVER:
             from kafka_forensics.jobs.frames import duckdb_session
-            from kafka_forensics.jobs.fs import absolute
             from kafka_forensics.jobs.parse_driver import parse_in_driver
             from kafka_forensics.jobs.replay_driver import replay_in_driver
 
@@ -186,7 +185,7 @@ def replay(
             ropts = dataclasses.replace(
                 ropts, **evidence_replay_options(None, min_isr, describe_files, describe_at, timezone)
             )
-            parsed = parse_in_driver(list(inputs), absolute(out_dir), options)
+            parsed = parse_in_driver(list(inputs), out_dir, options)
             summary = replay_in_driver(out_dir, ropts)
             tables = duckdb_session()
         else:

@@ -30,6 +30,7 @@ from kafka_forensics.parsers.records import ParseOptions
 
 from .discovery import InputFile, discover
 from .events_writer import write_events
+from .fs import absolute
 from .local_splits import Split, parse_split, plan_splits
 from .local_splits import part_name as split_part
 from .local_tables import write_table, write_text
@@ -58,10 +59,11 @@ def _file_row(summary: dict) -> dict:
 
 def parse_in_driver(inputs: list[str], out_dir: str, options: ParseOptions) -> ParseSummary:
     """``parse_job.run_parse`` without Spark: ``events/``, ``quarantine/``, ``files/`` and
-    ``parse_summary.json`` under the local directory ``out_dir``."""
+    ``parse_summary.json`` under the local directory ``out_dir`` (relative: to this process's working
+    directory, ``fs.absolute``, as the Spark job resolves it)."""
     notes: list[str] = []
     files = discover(None, inputs, notes)
-    out = Path(out_dir)
+    out = Path(absolute(out_dir))
     staging = out / "_staging_events"
     shutil.rmtree(staging, ignore_errors=True)
     quarantine: list[dict] = []
