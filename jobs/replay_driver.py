@@ -179,8 +179,8 @@ class DriverReplay:
         self.findings = [f.to_row() for f in unique]
         names = sorted(self.contexts)
         self.controllers = [c.to_row(n) for n in names for c in self.contexts[n].controllers]
-        self.brokers = [b.to_row(n) for n in names for b in self.contexts[n].brokers]
         brokers = {n: [b.to_row(n) for b in self.contexts[n].brokers] for n in names}
+        self.brokers = [row for n in names for row in brokers[n]]
         facts = cluster_facts(lines, brokers, cluster, timeouts)
         impact = impact_rows(self.partition_timeline, facts, min_isr, _unclean_times(unique))
         self.impact = _ordered(impact, TABLE_ORDER[IMPACT])
