@@ -51,6 +51,28 @@ def quiet_gx() -> Iterator[None]:
             logger.setLevel(saved)
 
 
+@contextlib.contextmanager
+def no_batch_fingerprint() -> Iterator[None]:
+    """GX's pandas engine without its batch fingerprint, for the duration of a check.
+
+    For every batch under 1e9 bytes (``memory_usage()``, 8 bytes per object column's value), GX's
+    ``PandasExecutionEngine.get_batch_data_and_markers`` hashes the whole frame, every row, into a
+    ``pandas_data_fingerprint`` batch marker (``hash_pandas_dataframe``, great_expectations 1.24.1
+    ``execution_engine/pandas_execution_engine.py:387-389``). Nothing reads it; GX's Spark engine has no such
+    marker, so the driver engine's validation results differ from Spark's only by it; and on 1 M replayed lines
+    it was 59 % of the check's CPU (bench/RESULTS.md, "The driver engine at a million lines"). Its threshold,
+    a module constant GX reads at each batch, is set to 0 here and restored after.
+    ``tests/expectations/test_duckdb_metrics.py`` fails if GX renames it or stops reading it."""
+    from great_expectations.execution_engine import pandas_execution_engine as engine
+
+    saved = engine.HASH_THRESHOLD
+    engine.HASH_THRESHOLD = 0
+    try:
+        yield
+    finally:
+        engine.HASH_THRESHOLD = saved
+
+
 def open_context(root_dir: str, docs_dir: str):
     """A fresh file-backed GX context under ``root_dir`` whose one Data Docs site is ``docs_dir``."""
     import great_expectations as gx
@@ -151,4 +173,13 @@ def results_by_key(result: Mapping) -> dict[str, dict]:
     }
 
 
-__all__ = ["build_docs", "ephemeral_context", "open_context", "quiet_gx", "results_by_key", "validate", "validate_one"]
+__all__ = [
+    "build_docs",
+    "ephemeral_context",
+    "no_batch_fingerprint",
+    "open_context",
+    "quiet_gx",
+    "results_by_key",
+    "validate",
+    "validate_one",
+]

@@ -283,11 +283,13 @@ def _run_suites(
     if spark is None:
         batches = _duckdb_batches(tables, [SUITE_TABLES[s] for s in config.suites])  # type: ignore[arg-type]
         datasource = "pandas"
+        engine_settings = gx_run.no_batch_fingerprint()
     else:
         batches = _spark_batches(spark, tables)  # type: ignore[arg-type]
         datasource = "spark"
+        engine_settings = contextlib.nullcontext()
     results = {}
-    with gx_run.quiet_gx(), batches as frames:
+    with gx_run.quiet_gx(), engine_settings, batches as frames:
         context = gx_run.open_context(f"{gx_root}/gx", f"{gx_root}/data_docs")
         for suite in config.suites:
             started = time.perf_counter()

@@ -56,3 +56,21 @@ def test_outside_a_connection_the_expectation_reports_the_error(context):
     assert result["success"] is False
     messages = [v.get("exception_message") or "" for v in result["exception_info"].values()]
     assert any("outside duckdb_metrics.using(connection)" in m for m in messages), messages
+
+
+def _batch_markers(context) -> dict:
+    expectation = custom.ExpectTimestampsToBeParsed()
+    with duckdb_metrics.using(duckdb.connect()), gx_run.quiet_gx():
+        result = gx_run.validate(context, "single", "single", _events(), [expectation], datasource="pandas")
+    return result["meta"]["batch_markers"]
+
+
+def test_a_check_does_not_hash_its_frames(context):
+    """GX fingerprints (md5 over every row) each pandas batch it is given; ``no_batch_fingerprint`` turns it off for
+    a check, as Spark's engine has none. Both halves: GX still does it (else the switch is dead code) and the switch
+    still stops it (else GX renamed what it reads)."""
+    assert "pandas_data_fingerprint" in _batch_markers(context)
+    with gx_run.no_batch_fingerprint():
+        markers = _batch_markers(context)
+    assert "pandas_data_fingerprint" not in markers and "ge_load_time" in markers
+    assert "pandas_data_fingerprint" in _batch_markers(context)  # restored after
