@@ -45,7 +45,7 @@ from kafka_forensics.core.tables import (
     REPLICA_TIMELINE,
 )
 from kafka_forensics.replay.collector import rare_full_collections
-from kafka_forensics.replay.events import LINE_COLUMNS, TEXT_EVENT_TYPES, compact_columns
+from kafka_forensics.replay.events import LINE_COLUMNS, TEXT_EVENT_TYPES, compact_batch
 from kafka_forensics.replay.filters import keeps_place, keeps_time
 from kafka_forensics.replay.final_state import snapshot_findings
 from kafka_forensics.replay.findings import Finding, findings_order_key, unique_findings
@@ -113,10 +113,7 @@ def read_events(out_dir: str, cluster_from_path: Optional[str]) -> list[dict]:
     out: list[dict] = []
     with rare_full_collections():
         for batch in table.to_batches(max_chunksize=1000):
-            columns = batch.to_pydict()
-            names = ["cluster", *columns]
-            clusters = [of(p) for p in columns["source_file"]]
-            out += compact_columns(names, [clusters, *columns.values()])
+            out += compact_batch(batch, cluster=[of(p) for p in batch.column("source_file").to_pylist()])
     return out
 
 

@@ -48,7 +48,7 @@ from kafka_forensics.replay.cluster import (
     build_cluster_context,
 )
 from kafka_forensics.replay.collector import rare_full_collections
-from kafka_forensics.replay.events import REPLAY_COLUMNS, TEXT_EVENT_TYPES, compact_columns, compact_events
+from kafka_forensics.replay.events import REPLAY_COLUMNS, TEXT_EVENT_TYPES, compact_batch, compact_events
 from kafka_forensics.replay.findings import FINDINGS_ORDER, SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED, PARTITION_TEXT
@@ -222,7 +222,7 @@ def _grouped_map(
         with rare_full_collections():  # a Python worker of its own: the policy holds while it runs
             for batch in batches:
                 # what replay.local.replay_events hands the replay, read column-wise
-                for row in compact_columns(batch.schema.names, list(batch.to_pydict().values())):
+                for row in compact_batch(batch):
                     k = tuple(row[c] for c in keys)
                     if group and k != key:
                         out.extend(per_group(key, group))

@@ -3,8 +3,10 @@ incident parsed by ``parse_file``), converted a batch at a time and row by row."
 
 from __future__ import annotations
 
+import pyarrow as pa
+
 from kafka_forensics.parsers.records import parse_file
-from kafka_forensics.replay.events import LINE_COLUMNS, attr, attrs_of, compact_event, compact_events
+from kafka_forensics.replay.events import LINE_COLUMNS, attr, attrs_of, compact_batch, compact_event, compact_events
 from kafka_forensics.replay.local import replay_event, replay_events
 from tests.support.paths import SAMPLES
 
@@ -48,3 +50,33 @@ def test_an_attribute_named_like_another_ones_value():
     assert attr(event, "topic_id") == "qV5pm1PUQIqcUJ5fJ3xkUw"
     assert attr(event, "detail") == "topic_id"
     assert attr(event, "partitions") is None and attr(compact_event({"attrs": {}}), "detail") is None
+
+
+def _incident_table():
+    """The incident's events as the events table holds them (Arrow, the parse job's own conversion)."""
+    from kafka_forensics.parsers.columnar import parse_file_columnar
+
+    tables, rows = [], []
+    for path in sorted(p for p in INCIDENT.rglob("*.log*") if p.is_file()):
+        name, data = str(path.relative_to(INCIDENT)), path.read_bytes()
+        tables.append(parse_file_columnar(data, name, row_by_row_below=0).events)
+        rows += parse_file(data, name).events
+    return pa.concat_tables(tables), rows
+
+
+def test_an_arrow_batch_converts_as_the_parsers_rows_do():
+    """``compact_batch`` reads timestamps and the attrs map through Arrow itself, not ``to_pylist``: the events are
+    the same as the parser's rows give, in batches that are slices of their table (the map's offsets then index
+    the whole table's entries), in a time zone other than UTC (Spark hands the session's), with ``extra``."""
+    table, rows = _incident_table()
+    expected = [{c: e[c] for c in LINE_COLUMNS} for e in replay_events(rows)]
+    assert table.num_rows == len(expected) and any(e["attrs"] for e in expected)
+    batches = table.select(list(LINE_COLUMNS)).to_batches(max_chunksize=7)
+    assert any(b.column("attrs").offset for b in batches)
+    assert [e for b in batches for e in compact_batch(b)] == expected
+    zoned = table.set_column(
+        table.schema.get_field_index("ts"), "ts", table.column("ts").cast(pa.timestamp("us", "America/New_York"))
+    )
+    events = compact_batch(zoned, cluster=["c1"] * len(rows))
+    assert [{c: e[c] for c in LINE_COLUMNS} for e in events] == expected
+    assert {e["cluster"] for e in events} == {"c1"} and all(type(e["isr"]) in (tuple, type(None)) for e in events)
