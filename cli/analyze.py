@@ -165,7 +165,7 @@ def analyze(
         )
         settings = parse_conf(conf)
         engine = choose_engine([*inputs, *describe_files], out_dir, master, settings)
-        if engine == DRIVER:  # a short run: every stage in this process, no JVM (jobs/engine.py)
+        if engine == DRIVER:  # a local run that fits: every stage in this process, no JVM (jobs/engine.py)
             spark = None
         else:
             warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start

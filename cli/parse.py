@@ -41,7 +41,7 @@ def parse(inputs, out_dir, kafka_version, layout, broker_from_path, timezone, ma
             from kafka_forensics.jobs.parse_driver import parse_in_driver
 
             console.print(
-                f"[bold]kafka-forensics parse[/bold]: a short run, parsed in this process "
+                f"[bold]kafka-forensics parse[/bold]: parsed in this process (it fits in memory) "
                 f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
             )
             summary = parse_in_driver(list(inputs), out_dir, options)

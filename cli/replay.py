@@ -179,7 +179,7 @@ def replay(
             from kafka_forensics.jobs.replay_driver import replay_in_driver
 
             out.print(
-                f"[bold]kafka-forensics replay[/bold]: a short run, replayed in this process "
+                f"[bold]kafka-forensics replay[/bold]: replayed in this process (it fits in memory) "
                 f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
             )
             ropts = dataclasses.replace(

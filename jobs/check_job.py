@@ -5,7 +5,7 @@ caches them once, counts them (one pass each, which also fills the cache), and r
 one GX validation over its cached table; every custom expectation is one query (a row count and a
 bounded sample), so the number of Spark passes depends on the suites, never on the input size.
 
-``run_check(None, out_dir, config)`` runs the same suites without Spark, for a short run whose
+``run_check(None, out_dir, config)`` runs the same suites without Spark, for a driver-engine run whose
 tables are small and local: the tables are read with pyarrow, GX validates them on its pandas
 engine and the custom expectations' queries run on an in-process DuckDB
 (``expectations.duckdb_metrics``, the Spark SQL transpiled by ``expectations.dialects``). The

@@ -99,6 +99,21 @@ def discover(spark: SparkSession | None, inputs: list[str], notes: list[str] | N
 _LOG = logging.getLogger("kafka_forensics")
 
 
+def local_log_files(inputs: list[str]) -> list[str]:
+    """The files ``discover`` reads for plain local ``inputs`` (no glob, no URI), each once, as paths on disk,
+    without its notes and errors (a missing input lists nothing): what the engine choice sizes."""
+    found: dict[object, str] = {}
+    for given in inputs:
+        target = os.path.abspath(given)
+        try:
+            named = _local_files(target, "file:" + target, given, lambda text: None)
+        except InputError:
+            continue
+        for key, file in named:
+            found.setdefault(key, file.uri[len("file:") :])
+    return sorted(found.values())
+
+
 def _is_log_name(name: str) -> bool:
     return bool(LOG_NAME.match(name) or DUMP_NAME.match(name))
 

@@ -1,4 +1,4 @@
-"""Which engine runs a command: Spark's jobs, or this Python process alone for a short run.
+"""Which engine runs a command: Spark's jobs, or this Python process alone for a local run that fits it.
 
 On a small input Spark's cost is its own, not the data's: on the bundled 584-line incident, `analyze`
 took 43-50 s, nearly all of it the JVM's start, class loading, compilation and the planning of a few
@@ -12,19 +12,27 @@ equal, stage by stage and end to end):
 
 ``--conf spark.kafka_forensics.engine=spark`` keeps Spark for every stage; ``=driver`` asks for the
 driver whatever the size (local inputs and a local DIR only). The default, ``auto``, takes the driver
-when this command would launch a local Spark itself for a short run (``spark_session.short_run``: at
-most 32 MiB of local input): under spark-submit, or in a process whose session is already running (a
-notebook), Spark runs everything.
+when this command would launch a local Spark itself and the input fits the driver (``fits_the_driver``):
+under spark-submit, or in a process whose session is already running (a notebook), Spark runs everything.
+
+What fits: the driver engine holds a run's events in memory, so its need grows with the lines (3.1 KB a
+line at most, measured), where Spark spills to disk. It takes the input while that need stays within
+what a local run may hold anyway, the heap a local Spark driver gets (``spark_session.local_memory_gib``:
+half the machine's memory, at most 8 GiB). On this 2-core machine that is about 1.9 M lines, and up to
+there the driver is the faster engine: ``analyze`` of 998,821 lines took 54 s against Spark's 113-130 s
+with the same outputs (bench/RESULTS.md, "The driver engine at a million lines").
 """
 
 from __future__ import annotations
 
 import os
+import zlib
 from typing import Iterable, Optional
 
 from kafka_forensics.core.errors import UsageError
+from kafka_forensics.parsers.reader import GZIP_MAGIC
 
-from .discovery import GLOB
+from .discovery import GLOB, local_log_files
 from .fs import scheme_of
 
 ENGINE_CONF = "spark.kafka_forensics.engine"  # auto (default) | spark | driver
@@ -51,9 +59,69 @@ def local_plain(inputs: Iterable[str], out_dir: str) -> bool:
     )
 
 
+# The driver engine's peak memory (``/usr/bin/time``'s maximum RSS of ``analyze``, 2026-11-26, this 2-core machine):
+# 0.49 GB on the bundled 584-line sample; 1.68 GB and 3.63 GB on 379,358 and 998,821 simulated 2.4 TRACE lines
+# (3.1 KB a line beyond the first); 0.75 GB on the 138,449 lines of sample_logs/ (43 recorded incidents, 1.9 KB a
+# line). Its estimate: a base and a cost per line, with a margin over the most measured.
+DRIVER_BASE_BYTES = 512 << 20
+DRIVER_BYTES_PER_LINE = 4 << 10
+# Lines are counted in each file's first MiB (decompressed): a file's lines are that density times its size
+# (for a .gz, its size times the compression ratio of that first MiB).
+_SAMPLE_BYTES = 1 << 20
+_READ = 64 << 10
+
+
+def _estimated_lines(path: str) -> float:
+    """The lines of one file, from its first ``_SAMPLE_BYTES`` (decompressed for gzip; whole if smaller)."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        head = f.read(2)
+        f.seek(0)
+        if head != GZIP_MAGIC:
+            sample = f.read(_SAMPLE_BYTES)
+            return sample.count(b"\n") * size / len(sample) if sample else 0.0
+        inflate, sample, consumed = zlib.decompressobj(wbits=31), b"", 0
+        while len(sample) < _SAMPLE_BYTES:
+            chunk = f.read(_READ)
+            if not chunk:
+                break
+            try:
+                sample += inflate.decompress(chunk)
+            except zlib.error:  # a corrupt .gz: its bytes as they are (the parse quarantines what it cannot read)
+                return max(1.0, size / 100)
+            consumed += len(chunk) - len(inflate.unused_data)
+            if inflate.eof:
+                break
+    if not sample:
+        return 0.0
+    whole = inflate.eof and not inflate.unused_data  # read to its end: the lines are counted, not estimated
+    return float(sample.count(b"\n")) if whole else sample.count(b"\n") * size / max(consumed, 1)
+
+
+def estimated_lines(inputs: Iterable[str]) -> float:
+    """How many lines the log files under the plain local ``inputs`` hold (the files ``discovery`` reads),
+    estimated (``_estimated_lines``)."""
+    total = 0.0
+    for path in local_log_files(list(inputs)):
+        try:
+            total += _estimated_lines(path)
+        except OSError:
+            continue  # unreadable: discovery reports it
+    return total
+
+
+def fits_the_driver(inputs: Iterable[str]) -> bool:
+    """True if the driver engine's estimated peak memory for ``inputs`` (local paths) stays within what a local run
+    may hold (``spark_session.local_memory_gib``)."""
+    from .spark_session import local_memory_gib
+
+    budget = local_memory_gib() << 30
+    return DRIVER_BASE_BYTES + DRIVER_BYTES_PER_LINE * estimated_lines(inputs) <= budget
+
+
 def choose_engine(inputs: list[str], out_dir: str, master: Optional[str], conf: Optional[dict[str, str]]) -> str:
     """``DRIVER`` or ``SPARK`` for a command that parses (and replays) ``inputs`` into ``out_dir``."""
-    from .spark_session import chosen_master, driver_jvm_running, short_run
+    from .spark_session import chosen_master, driver_jvm_running
 
     choice = engine_choice(conf)
     if choice == SPARK:
@@ -66,8 +134,16 @@ def choose_engine(inputs: list[str], out_dir: str, master: Optional[str], conf: 
             )
         return DRIVER
     launches_local = not driver_jvm_running() and chosen_master(master, conf).startswith("local")
-    short = local and launches_local and short_run(inputs)
-    return DRIVER if short else SPARK
+    return DRIVER if local and launches_local and fits_the_driver(inputs) else SPARK
 
 
-__all__ = ["DRIVER", "ENGINE_CONF", "SPARK", "choose_engine", "engine_choice", "local_plain"]
+__all__ = [
+    "DRIVER",
+    "ENGINE_CONF",
+    "SPARK",
+    "choose_engine",
+    "engine_choice",
+    "estimated_lines",
+    "fits_the_driver",
+    "local_plain",
+]

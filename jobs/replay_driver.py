@@ -1,4 +1,4 @@
-"""The replay stage in the driver's own Python process, without Spark, for short runs.
+"""The replay stage in the driver's own Python process, without Spark, for local runs that fit it (``engine``).
 
 On a small input every second of the Spark replay is Spark's fixed cost per query (about a hundred
 jobs: the cluster contexts' collects, the grouped replay, impact's window queries, the final state,

@@ -1,6 +1,6 @@
 """The report job: aggregate the replay's tables in Spark, collect only bounded results, render HTML.
 
-The queries are PySpark DataFrame code, run on the session they are given: Spark's, or (a short run) SQLFrame's
+The queries are PySpark DataFrame code, run on the session they are given: Spark's, or (the driver engine) SQLFrame's
 on DuckDB. They take their functions module, ``Window``, table reads and small-file reads from ``frames``, the
 only module that knows both engines; the results are equal field by field (tests/support/engines.py).
 

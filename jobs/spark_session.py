@@ -33,14 +33,20 @@ LOCAL_DEFAULTS = {
 LAPTOP_ONLY = frozenset({"spark.ui.enabled", "spark.ui.showConsoleProgress", "spark.sql.shuffle.partitions"})
 
 
-def local_driver_memory() -> str:
-    """Heap for a local run's driver JVM, which also runs every task: half the machine's memory,
-    1 to 8 GiB. Spark's own default (1g) ran out of heap caching 4 M events in ``check``."""
+def local_memory_gib() -> int:
+    """What a local run may hold in memory: half the machine's memory, 1 to 8 GiB. The heap of a local
+    run's driver JVM, which also runs every task (Spark's own default, 1g, ran out of heap caching 4 M
+    events in ``check``), and the bound of the driver engine's own need (``engine.fits_the_driver``)."""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # not POSIX: keep Spark's default
-        return "1g"
-    return f"{max(1, min(8, total // 2 // (1 << 30)))}g"
+    except (ValueError, OSError, AttributeError):  # not POSIX: Spark's default
+        return 1
+    return max(1, min(8, total // 2 // (1 << 30)))
+
+
+def local_driver_memory() -> str:
+    """``spark.driver.memory`` of a local run (``local_memory_gib``)."""
+    return f"{local_memory_gib()}g"
 
 
 # A run on a small input spends more CPU compiling the JVM's hot code with C2 than running it

@@ -3,10 +3,13 @@ Spark for, Spark for everything else, and what ``--conf spark.kafka_forensics.en
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 from kafka_forensics.core.errors import UsageError
 from kafka_forensics.jobs import engine, spark_session
+from kafka_forensics.jobs.discovery import discover
 from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, SPARK, choose_engine
 from tests.support.paths import SAMPLES
 
@@ -39,9 +42,43 @@ def test_anything_else_goes_to_spark(no_jvm, tmp_path, inputs, out, master, why)
     assert choose_engine(inputs, out, master, {}) == SPARK, why
 
 
-def test_more_than_a_short_runs_bytes_goes_to_spark(no_jvm, tmp_path, monkeypatch):
-    monkeypatch.setattr(spark_session, "SHORT_RUN_BYTES", 1000)
+def test_an_input_beyond_what_a_local_run_may_hold_goes_to_spark(no_jvm, tmp_path, monkeypatch):
+    """The driver holds the events in memory; Spark spills: past the local memory bound, Spark."""
+    monkeypatch.setattr(spark_session, "local_memory_gib", lambda: 1)
+    assert choose_engine([SAMPLE], str(tmp_path / "out"), None, {}) == DRIVER  # 584 lines
+    monkeypatch.setattr(engine, "DRIVER_BYTES_PER_LINE", (1 << 30) // 584)
     assert choose_engine([SAMPLE], str(tmp_path / "out"), None, {}) == SPARK
+
+
+def test_the_line_estimate_counts_the_files_the_parse_reads():
+    """Files of at most a MiB (decompressed) are counted, not estimated: the recorded incidents (.gz) and the
+    samples, without the README and truth.json files beside them, which the parse does not read either."""
+    assert engine.estimated_lines([SAMPLE]) == 584  # the parse's lines_read of the bundled sample (README)
+    files = [f.uri[len("file:") :] for f in discover(None, [str(SAMPLES)])]
+    assert any(f.endswith(".gz") for f in files)
+    lines = sum(_text(f).count(b"\n") for f in files)
+    assert engine.estimated_lines([str(SAMPLES)]) == lines
+
+
+def _text(path: str) -> bytes:
+    data = open(path, "rb").read()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def test_a_large_file_is_estimated_from_its_first_mib(tmp_path):
+    """A real state-change.log repeated to 6 MiB, plain and gzipped: its lines from the first MiB's density (for the
+    .gz, and its compression ratio), within 10 %."""
+    real = (SAMPLES / "kafka-2.4-controller-failover" / "broker-1" / "state-change.log").read_bytes()
+    data = real * (6 * (1 << 20) // len(real) + 1)
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "state-change.log").write_bytes(data)
+    (tmp_path / "gz").mkdir()
+    (tmp_path / "gz" / "state-change.log.1.gz").write_bytes(gzip.compress(data))
+    lines = data.count(b"\n")
+    for kind in ("plain", "gz"):
+        assert engine.estimated_lines([str(tmp_path / kind)]) == pytest.approx(lines, rel=0.10), kind
+    (tmp_path / "link").symlink_to(tmp_path / "plain")
+    assert engine.estimated_lines([str(tmp_path / "link"), str(tmp_path / "plain")]) == pytest.approx(lines, rel=0.10)
 
 
 def test_a_running_jvm_keeps_spark(monkeypatch, tmp_path):
