@@ -65,6 +65,7 @@ LEADERLESS_KINDS = frozenset({UNAVAILABLE, UNDER_MIN_ISR})  # kinds an election 
 # config as ``k -> v`` (K:log/LogManager.scala@2.4.1:776, config.originals), from 2.8 the topic's
 # overrides only as ``k=v`` (@2.8.2:837, LogConfig.overriddenConfigsAsLoggableString); 0.x names the
 # partition ``[t,p]``.
+SETTING = "min.insync.replicas"  # the literal each of the patterns below requires
 CREATED_LOG_RX = r"^Created log for partition (?:\[(.+),(\d+)\]|(.+)-(\d+)) in .*min\.insync\.replicas(?: -> |=)(\d+)"
 # KRaft DynamicConfigPublisher (K:server/metadata/DynamicConfigPublisher.scala@trunk 1eb7644:64,79):
 # "Updating topic t with new configuration : k -> v,..." and "Updating cluster configuration : k -> v".
@@ -164,8 +165,10 @@ def min_isr_table(
     table = MinIsrTable(option_default, dict(option_topics or {}), {}, {})
     assert table.partitions is not None and table.topics is not None
     dumps: list[MinIsr] = []
-    for e in sorted(events, key=_stated_order):
-        message = e.get("message") or ""
+    # every pattern names the setting: only the lines that do are ordered and matched
+    stated = [e for e in events if SETTING in (e.get("message") or "")]
+    for e in sorted(stated, key=_stated_order):
+        message = e["message"]
         ref = f"{e['source_file']}:{e['line_no']}"
         m = created.match(message)
         if m:
@@ -350,14 +353,14 @@ class ClusterFacts:
     brokers: list[dict]  # the ``brokers`` rows
     logs_end: Optional[datetime] = None  # the last timestamp of the cluster's lines
     deletions: dict[str, list[tuple[datetime, str]]] | None = None  # topic -> (ts, ref) of deletion completions
-    writers: dict[int, list[tuple[datetime, str, int, str]]] | None = None  # broker -> its lines (ts, file, line, ref)
+    writers: dict[int, list[tuple[datetime, str, int]]] | None = None  # broker -> its lines (ts, file, line)
     session_timeout: Optional[tuple[int, str]] = None  # (ms, file:line) the longest a config dump states
 
     def last_seen(self, broker: int, until: datetime) -> Optional[tuple[datetime, str]]:
         """The last line ``broker`` itself wrote at or before ``until``."""
         lines = (self.writers or {}).get(broker, [])
-        i = bisect_right(lines, (until, "\uffff", 1 << 62, "")) - 1
-        return (lines[i][0], lines[i][3]) if i >= 0 else None
+        i = bisect_right(lines, (until, "\uffff", 1 << 62)) - 1
+        return (lines[i][0], f"{lines[i][1]}:{lines[i][2]}") if i >= 0 else None
 
 
 def session_timeouts(events: Iterable[dict], cluster_of=lambda e: "") -> dict[str, tuple[int, str]]:
@@ -395,11 +398,10 @@ def cluster_facts(
         f = facts.setdefault(cluster_of(e), ClusterFacts([], None, {}, {}))
         assert f.deletions is not None and f.writers is not None
         f.logs_end = ts if f.logs_end is None or ts > f.logs_end else f.logs_end
-        ref = f"{e['source_file']}:{e['line_no']}"
         if e["event_type"] == DELETION_COMPLETED and e.get("topic"):
-            f.deletions.setdefault(e["topic"], []).append((ts, ref))
+            f.deletions.setdefault(e["topic"], []).append((ts, f"{e['source_file']}:{e['line_no']}"))
         if e.get("broker") is not None and e.get("log_kind") != "metadata":
-            f.writers.setdefault(e["broker"], []).append((ts, e["source_file"], e["line_no"], ref))
+            f.writers.setdefault(e["broker"], []).append((ts, e["source_file"], e["line_no"]))
     for f in facts.values():
         for topic_deletions in (f.deletions or {}).values():
             topic_deletions.sort()
