@@ -19,6 +19,7 @@ partition, else the nearest later one, else -1.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from itertools import pairwise
 from typing import Callable, Optional
 
 _MIN_TS = datetime.min.replace(tzinfo=timezone.utc)
@@ -64,6 +65,6 @@ def replay_order(
     ranks = list(zip([generation_at(e.get("ts")) for e in by_time], assign_epochs(by_time, epoch_at)))
     # the stable sort of by_time by (generation, epoch), which keeps time order within each; mostly there is
     # nothing to sort: one controller at a time, its epochs growing with time
-    in_order = all(a <= b for a, b in zip(ranks, ranks[1:]))
+    in_order = all(a <= b for a, b in pairwise(ranks))
     order = range(len(by_time)) if in_order else sorted(range(len(by_time)), key=ranks.__getitem__)
     return [(*ranks[n], by_time[n]) for n in order]
