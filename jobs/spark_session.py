@@ -9,6 +9,8 @@ from typing import Iterable
 
 from pyspark.sql import SparkSession
 
+from kafka_forensics.core.tables import TABLES
+
 # Defaults for a laptop run; every one can be overridden with --conf k=v.
 LOCAL_DEFAULTS = {
     "spark.sql.session.timeZone": "UTC",
@@ -83,17 +85,42 @@ def short_run_conf() -> dict[str, str]:
 def short_run(inputs: Iterable[str]) -> bool:
     """True if every input is a local file or directory (no scheme) and together they hold at most
     SHORT_RUN_BYTES. Anything else (a remote input, a missing path: discovery reports it) is False."""
+    given = list(inputs)
+    if any("://" in path or not os.path.exists(path) for path in given):
+        return False
+    return _at_most(given, SHORT_RUN_BYTES)
+
+
+# The tables (``core.tables.TABLES``) a short run's input leaves in DIR are this big at most: what makes a
+# written DIR small enough for ``check`` and ``report`` to read it without Spark. Measured (bench/RESULTS.md,
+# "check, report and story choose the engine"): the replay of 32 MiB of generated 2.x TRACE logs
+# (``bench/generate.py``, 134k lines) left 9.5 MB of tables (events 7.4 MB), 32 MiB of the simulator's
+# scale-mode logs (99k lines) 3.9 MB; the bound leaves room for inputs that compress less.
+SHORT_RUN_TABLE_BYTES = 16 << 20
+
+
+def short_run_tables(out_dir: str) -> bool:
+    """True if the tables of the local output directory ``out_dir`` hold at most SHORT_RUN_TABLE_BYTES on
+    disk: no larger than what a short run's input leaves. A table that is not there counts nothing (the
+    command that reads it says what is missing); a remote DIR (a scheme) is False."""
+    if "://" in out_dir:
+        return False
+    tables = (os.path.join(out_dir, name) for name in TABLES)
+    return _at_most([t for t in tables if os.path.exists(t)], SHORT_RUN_TABLE_BYTES)
+
+
+def _at_most(paths: Iterable[str], limit: int) -> bool:
+    """True if the local files and directories ``paths`` hold at most ``limit`` bytes together (a file that
+    vanishes while they are walked counts nothing). Stops walking once over."""
     total = 0
-    for given in inputs:
-        if "://" in given or not os.path.exists(given):
-            return False
+    for given in paths:
         files = [given] if os.path.isfile(given) else (os.path.join(d, f) for d, _, fs in os.walk(given) for f in fs)
         for path in files:
             try:
                 total += os.path.getsize(path)
             except OSError:
                 continue
-            if total > SHORT_RUN_BYTES:
+            if total > limit:
                 return False
     return True
 

@@ -8,13 +8,16 @@ import threading
 
 import pytest
 
+from kafka_forensics.core.tables import EVENTS, REPLICA_TIMELINE
 from kafka_forensics.jobs.spark_session import (
     SHORT_RUN_BYTES,
     SHORT_RUN_JAVA_OPTION,
+    SHORT_RUN_TABLE_BYTES,
     build_session,
     session_settings,
     short_run,
     short_run_conf,
+    short_run_tables,
 )
 from tests.support.paths import SAMPLES
 
@@ -39,6 +42,28 @@ def test_remote_or_missing_inputs_are_not(tmp_path):
     assert not short_run(["hdfs:///logs/kafka/"])
     assert not short_run([str(SAMPLE), "s3a://bucket/logs/"])
     assert not short_run([os.fspath(tmp_path / "missing")])
+
+
+def _sparse(path, size: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as out:  # sparse: the size counts, no disk is used
+        out.truncate(size)
+
+
+def test_a_dir_is_small_while_its_tables_are_no_larger_than_a_short_runs(tmp_path):
+    """What ``check --reuse`` and ``report`` read: the tables, not the report or Data Docs beside them."""
+    out = tmp_path / "out"
+    _sparse(out / EVENTS / "part-00000.parquet", SHORT_RUN_TABLE_BYTES // 2)
+    _sparse(out / "report.html", 4 * SHORT_RUN_TABLE_BYTES)
+    _sparse(out / "data_docs" / "index.html", SHORT_RUN_TABLE_BYTES)
+    assert short_run_tables(str(out))
+    _sparse(out / REPLICA_TIMELINE / "part-00000.parquet", SHORT_RUN_TABLE_BYTES // 2 + 1)  # together: one byte over
+    assert not short_run_tables(str(out))
+
+
+def test_a_missing_or_remote_dir(tmp_path):
+    assert short_run_tables(str(tmp_path / "missing"))  # nothing to read: the command says which table is missing
+    assert not short_run_tables("hdfs://nn/out")
 
 
 def test_a_launch_for_a_short_run_gets_its_settings_and_the_users_own_win():
