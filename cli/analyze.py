@@ -164,7 +164,7 @@ def analyze(
             + (f" [dim]({escape(flt.describe())})[/dim]" if flt.active else "")
         )
         settings = parse_conf(conf)
-        engine = choose_engine([*inputs, *describe_files], out_dir, master, settings)
+        engine = choose_engine([*inputs, *describe_files], out_dir, master, settings, written=[report])
         if engine == DRIVER:  # a local run that fits: every stage in this process, no JVM (jobs/engine.py)
             spark = None
         else:

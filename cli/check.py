@@ -51,7 +51,8 @@ def check(
 
     Replays INPUTS into DIR (as "replay" does) unless DIR already holds the replay of the same
     inputs, then runs the suites (events, timelines, failover) and writes DIR/validation/<suite>.json,
-    DIR/data_docs/index.html and DIR/verdict.json (always, also on errors).
+    DIR/data_docs/index.html and DIR/verdict.json (always, also on errors). A short run (small local
+    INPUTS, or with --reuse a local DIR of a short run's size) runs without Spark (README, "Engines").
 
     \b
     Exit codes: 0 every expectation met; 1 expectations failed; 2 input or configuration error.
@@ -64,8 +65,7 @@ def check(
         from kafka_forensics.core.errors import UsageError
         from kafka_forensics.jobs.check_inputs import inputs_fingerprint, replay_for_check
         from kafka_forensics.jobs.check_job import load_check_config, run_check
-        from kafka_forensics.jobs.spark_session import build_session
-        from kafka_forensics.jobs.warm_imports import CHECK_MODULES, import_in_background
+        from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, choose_dir_engine, choose_engine
 
         state["config"] = config = load_check_config(config_path)
         if not inputs and not reuse:
@@ -82,10 +82,26 @@ def check(
             "replay_options": fingerprint["replay_options"],
             "files": len(fingerprint["files"]),
         }
-        console.print(f"[bold]kafka-forensics check[/bold]: starting Spark ({master or 'local[*]'})")
-        warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
-        state["spark"] = spark = build_session(master, parse_conf(conf))
-        warming.join()
+        settings = parse_conf(conf)
+        replays = bool(inputs) and not reuse  # else the check reads the tables already in DIR
+        if (
+            choose_engine(list(inputs), out_dir, master, settings)
+            if replays
+            else choose_dir_engine(out_dir, master, settings)
+        ) == DRIVER:
+            console.print(
+                f"[bold]kafka-forensics check[/bold]: a short run, checked in this process "
+                f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
+            )
+            spark = None
+        else:
+            from kafka_forensics.jobs.spark_session import build_session
+            from kafka_forensics.jobs.warm_imports import CHECK_MODULES, import_in_background
+
+            console.print(f"[bold]kafka-forensics check[/bold]: starting Spark ({master or 'local[*]'})")
+            warming = import_in_background(CHECK_MODULES)  # GX imports beside the JVM's start
+            state["spark"] = spark = build_session(master, settings)
+            warming.join()
         replayed = replay_for_check(spark, list(inputs), out_dir, options, ropts, fingerprint, reuse)
         state["info"]["replay"] = "computed" if replayed else "reused"
         if replayed is None:

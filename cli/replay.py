@@ -175,8 +175,7 @@ def replay(
         settings = parse_conf(conf)
         if choose_engine([*inputs, *describe_files], out_dir, master, settings) == DRIVER:
             from kafka_forensics.jobs.frames import duckdb_session
-            from kafka_forensics.jobs.parse_driver import parse_in_driver
-            from kafka_forensics.jobs.replay_driver import replay_in_driver
+            from kafka_forensics.jobs.replay_driver import run_replay_in_driver
 
             out.print(
                 f"[bold]kafka-forensics replay[/bold]: replayed in this process (it fits in memory) "
@@ -185,8 +184,7 @@ def replay(
             ropts = dataclasses.replace(
                 ropts, **evidence_replay_options(None, min_isr, describe_files, describe_at, timezone)
             )
-            parsed = parse_in_driver(list(inputs), out_dir, options)
-            summary = replay_in_driver(out_dir, ropts)
+            parsed, summary = run_replay_in_driver(list(inputs), out_dir, options, ropts)
             tables = duckdb_session()
         else:
             from kafka_forensics.jobs.replay_job import run_replay

@@ -34,6 +34,7 @@ def report(out_dir, out_html, top, master, conf, debug):
     opens offline in any browser: summary, controller and broker lanes, the findings with their
     evidence lines, leader/ISR timelines of the most affected partitions, transition matrices,
     event rate and quarantine. Large inputs are aggregated in Spark; the report says what it left out.
+    A DIR of a short run's size (local) is read in this process without Spark (README, "Engines").
 
     \b
     Example:
@@ -42,11 +43,23 @@ def report(out_dir, out_html, top, master, conf, debug):
     """
 
     def action():
+        from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, choose_dir_engine
         from kafka_forensics.jobs.report_job import build_report
-        from kafka_forensics.jobs.spark_session import build_session
 
-        spark = build_session(master, parse_conf(conf))
-        summary = build_report(spark, out_dir, out_html, top_partitions=top)
+        settings = parse_conf(conf)
+        if choose_dir_engine(out_dir, master, settings, written=[out_html]) == DRIVER:
+            from kafka_forensics.jobs.frames import duckdb_session
+
+            console.print(
+                f"[bold]kafka-forensics report[/bold]: a short run, built in this process "
+                f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
+            )
+            tables = duckdb_session()
+        else:
+            from kafka_forensics.jobs.spark_session import build_session
+
+            tables = build_session(master, settings)
+        summary = build_report(tables, out_dir, out_html, top_partitions=top)
         console.print(
             f"wrote {escape(summary.path)} ({summary.size_bytes / 1_000_000:.1f} MB): "
             f"{summary.findings_shown:,} of {summary.findings_total:,} finding(s), "

@@ -37,8 +37,8 @@ def story(
     controlled shutdown, reassignment) and the first and last line of each finding's episode. Every
     sentence cites its file:line; each kind is capped and what is left out is counted.
 
-    Parses and replays in memory (nothing written); "replay" and "analyze" write the same story to
-    DIR/story.json and the HTML report.
+    Parses and replays without keeping anything (a short run in this process, without Spark: README,
+    "Engines"); "replay" and "analyze" write the same story to DIR/story.json and the HTML report.
 
     \b
     Examples:
@@ -48,12 +48,20 @@ def story(
     fmt = resolve_format(output_format)
 
     def action():
-        from kafka_forensics.jobs.spark_session import build_session
-        from kafka_forensics.jobs.story_job import run_story
+        from kafka_forensics.jobs.engine import DRIVER, choose_engine
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         ropts = _options(kafka_version, cluster_from_path, clock_skew)
-        spark = build_session(master, parse_conf(conf))
-        emit("story", [story_listing(run_story(spark, list(inputs), options, ropts))], fmt, make_console())
+        settings = parse_conf(conf)
+        if choose_engine(list(inputs), None, master, settings) == DRIVER:
+            from kafka_forensics.jobs.replay_driver import story_in_driver
+
+            told = story_in_driver(list(inputs), options, ropts)
+        else:
+            from kafka_forensics.jobs.spark_session import build_session
+            from kafka_forensics.jobs.story_job import run_story
+
+            told = run_story(build_session(master, settings), list(inputs), options, ropts)
+        emit("story", [story_listing(told)], fmt, make_console())
 
     run_guarded(debug, action)

@@ -17,6 +17,7 @@ from typing import Any, Optional
 from pyspark.sql import SparkSession
 
 from .check_job import read_small_text, write_atomically
+from .replay_driver import run_replay_in_driver
 from .replay_job import run_replay
 
 FINGERPRINT = "check_inputs.json"
@@ -49,7 +50,7 @@ def inputs_fingerprint(inputs: list[str], parse_options, replay_options) -> dict
     }
 
 
-def replay_is_current(spark: SparkSession, out_dir: str, fingerprint: dict) -> bool:
+def replay_is_current(spark: Optional[SparkSession], out_dir: str, fingerprint: dict) -> bool:
     """Does ``out_dir`` hold the replay of exactly these inputs and options (its fingerprint says so)?"""
     stored = read_small_text(spark, f"{out_dir}/{FINGERPRINT}")
     try:
@@ -59,7 +60,7 @@ def replay_is_current(spark: SparkSession, out_dir: str, fingerprint: dict) -> b
 
 
 def replay_for_check(
-    spark: SparkSession,
+    spark: Optional[SparkSession],
     inputs: list[str],
     out_dir: str,
     parse_options,
@@ -68,10 +69,14 @@ def replay_for_check(
     reuse: bool = False,
 ) -> Optional[tuple[Any, Any]]:
     """Replay ``inputs`` into ``out_dir`` unless it already holds their replay (or ``reuse``): the
-    (parse, replay) summaries of a new replay, None when the tables in ``out_dir`` are used."""
+    (parse, replay) summaries of a new replay, None when the tables in ``out_dir`` are used. ``spark``
+    None: the driver engine (``jobs/engine.py``), a local ``out_dir`` only."""
     if reuse or replay_is_current(spark, out_dir, fingerprint):
         return None
-    replayed = run_replay(spark, inputs, out_dir, parse_options, replay_options)
+    if spark is None:
+        replayed = run_replay_in_driver(inputs, out_dir, parse_options, replay_options)
+    else:
+        replayed = run_replay(spark, inputs, out_dir, parse_options, replay_options)
     write_atomically(spark, f"{out_dir}/{FINGERPRINT}", json.dumps(fingerprint, indent=2) + "\n")
     return replayed
 

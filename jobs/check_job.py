@@ -82,14 +82,16 @@ def write_atomically(spark: Optional[SparkSession], path: str, text: str) -> Non
         raise JobError(f"could not move {tmp} to {path}")
 
 
-def read_small_text(spark: SparkSession, path: str) -> Optional[str]:
-    """A small file (a summary JSON) as text, or None if it does not exist."""
+def read_small_text(spark: Optional[SparkSession], path: str) -> Optional[str]:
+    """A small file (a summary JSON) as text, or None if it does not exist (``spark`` None: a local path only)."""
     if is_local(path):
         try:
             with open(_local(path), encoding="utf-8") as handle:
                 return handle.read()
         except FileNotFoundError:
             return None
+    if spark is None:
+        raise JobError(f"cannot read {path} without a Spark session")
     if not path_exists(spark, path):
         return None
     return "\n".join(r[0] for r in spark.read.text(path, wholetext=True).collect())

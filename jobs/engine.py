@@ -10,9 +10,12 @@ equal, stage by stage and end to end):
   definition transpiled for an in-process DuckDB (``check_job``, ``expectations/dialects.py``);
 - report and analyze's summary: the same PySpark DataFrame code on DuckDB through SQLFrame (``frames``).
 
-``--conf spark.kafka_forensics.engine=spark`` keeps Spark for every stage; ``=driver`` asks for the
-driver whatever the size (local inputs and a local DIR only). The default, ``auto``, takes the driver
-when this command would launch a local Spark itself and the input fits the driver (``fits_the_driver``):
+Every command that runs a stage chooses with one rule (``_choose``): ``parse``, ``replay``, ``analyze``,
+``story`` and ``check INPUTS`` by the inputs they parse (``choose_engine``), ``check --reuse`` and
+``report`` by the tables already in DIR (``choose_dir_engine``). ``--conf
+spark.kafka_forensics.engine=spark`` keeps Spark for every stage; ``=driver`` asks for the driver whatever
+the size (local inputs and a local DIR only). The default, ``auto``, takes the driver when this command
+would launch a local Spark itself and the run fits the driver (``fits_the_driver``, ``dir_fits_the_driver``):
 under spark-submit, or in a process whose session is already running (a notebook), Spark runs everything.
 
 What fits: the driver engine holds a run's events in memory, so its need grows with the lines (3.1 KB a
@@ -27,9 +30,11 @@ from __future__ import annotations
 
 import os
 import zlib
-from typing import Iterable, Optional
+from pathlib import Path
+from typing import Callable, Iterable, Optional
 
 from kafka_forensics.core.errors import UsageError
+from kafka_forensics.core.tables import EVENTS
 from kafka_forensics.parsers.reader import GZIP_MAGIC
 
 from .discovery import GLOB, local_log_files
@@ -46,17 +51,6 @@ def engine_choice(conf: Optional[dict[str, str]]) -> str:
     if choice not in _CHOICES:
         raise UsageError(f"{ENGINE_CONF} must be auto, spark or driver, not {choice!r}")
     return choice
-
-
-def local_plain(inputs: Iterable[str], out_dir: str) -> bool:
-    """True if every input is an existing local path (no scheme, no glob) and DIR is local: what the
-    driver reads and writes without Hadoop's FileSystem."""
-    given = list(inputs)
-    return (
-        bool(given)
-        and all(scheme_of(p) is None and not GLOB.search(p) and os.path.exists(p) for p in given)
-        and scheme_of(out_dir) is None
-    )
 
 
 # The driver engine's peak memory (``/usr/bin/time``'s maximum RSS of ``analyze``, 2026-11-26, this 2-core machine):
@@ -110,38 +104,109 @@ def estimated_lines(inputs: Iterable[str]) -> float:
     return total
 
 
-def fits_the_driver(inputs: Iterable[str]) -> bool:
-    """True if the driver engine's estimated peak memory for ``inputs`` (local paths) stays within what a local run
-    may hold (``spark_session.local_memory_gib``)."""
+def _fits(lines: float) -> bool:
+    """True if the driver engine's estimated peak memory for ``lines`` stays within what a local run may hold
+    (``spark_session.local_memory_gib``)."""
     from .spark_session import local_memory_gib
 
-    budget = local_memory_gib() << 30
-    return DRIVER_BASE_BYTES + DRIVER_BYTES_PER_LINE * estimated_lines(inputs) <= budget
+    return DRIVER_BASE_BYTES + DRIVER_BYTES_PER_LINE * lines <= local_memory_gib() << 30
 
 
-def choose_engine(inputs: list[str], out_dir: str, master: Optional[str], conf: Optional[dict[str, str]]) -> str:
-    """``DRIVER`` or ``SPARK`` for a command that parses (and replays) ``inputs`` into ``out_dir``."""
+def fits_the_driver(inputs: Iterable[str]) -> bool:
+    """True if the run of the plain local ``inputs`` fits the driver (``estimated_lines``)."""
+    return _fits(estimated_lines(inputs))
+
+
+def dir_fits_the_driver(out_dir: str) -> bool:
+    """True if the run that wrote the local ``out_dir`` fits the driver: its events table's rows (each a line's
+    record, from the Parquet footers) as its lines. No events table counts nothing (the command that reads it
+    says what is missing)."""
+    import pyarrow.parquet as pq
+
+    rows = 0
+    for part in sorted(Path(out_dir, EVENTS).glob("*.parquet")):
+        try:
+            rows += pq.ParquetFile(part).metadata.num_rows
+        except (OSError, ValueError):  # unreadable: the command that reads it reports it
+            continue
+    return _fits(rows)
+
+
+def local_plain(inputs: Iterable[str], out_dir: Optional[str], written: Iterable[str] = ()) -> bool:
+    """True if every input is an existing local path (no scheme, no glob) and DIR (None: a command that
+    writes none) and every other file the command writes are local: what the driver reads and writes
+    without Hadoop's FileSystem."""
+    given = list(inputs)
+    return (
+        bool(given)
+        and all(scheme_of(p) is None and not GLOB.search(p) and os.path.exists(p) for p in given)
+        and _all_local([] if out_dir is None else [out_dir], written)
+    )
+
+
+def _all_local(*places: Iterable[str]) -> bool:
+    return all(scheme_of(p) is None for group in places for p in group)
+
+
+def choose_engine(
+    inputs: list[str],
+    out_dir: Optional[str],
+    master: Optional[str],
+    conf: Optional[dict[str, str]],
+    written: Iterable[str] = (),
+) -> str:
+    """``DRIVER`` or ``SPARK`` for a command that parses (and replays) ``inputs`` into ``out_dir`` (None: in
+    memory, as ``story``); ``written``: any other file it writes (``analyze --report``)."""
+    return _choose(
+        conf,
+        master,
+        local_plain(inputs, out_dir, written),
+        lambda: fits_the_driver(inputs),
+        "local files and paths only (no globs, no URIs) into a local DIR",
+    )
+
+
+def choose_dir_engine(
+    out_dir: str, master: Optional[str], conf: Optional[dict[str, str]], written: Iterable[str] = ()
+) -> str:
+    """``DRIVER`` or ``SPARK`` for a command that reads the tables already in ``out_dir`` (``check --reuse``,
+    ``report``): the driver when DIR is a local path whose run fits it (``dir_fits_the_driver``); ``written``:
+    any file it writes outside DIR (the report's HTML)."""
+    return _choose(
+        conf,
+        master,
+        _all_local([out_dir], written),
+        lambda: dir_fits_the_driver(out_dir),
+        "a local DIR and writes local files only (no URIs)",
+    )
+
+
+def _choose(
+    conf: Optional[dict[str, str]], master: Optional[str], local: bool, fits: Callable[[], bool], needs: str
+) -> str:
+    """The one rule: ``=spark`` Spark; ``=driver`` the driver, where it can read and write (``local``);
+    ``auto`` the driver for a run that fits it (``fits``, measured only then) on local paths that this command
+    would launch a local Spark for."""
     from .spark_session import chosen_master, driver_jvm_running
 
     choice = engine_choice(conf)
     if choice == SPARK:
         return SPARK
-    local = local_plain(inputs, out_dir)
     if choice == DRIVER:
         if not local:
-            raise UsageError(
-                f"{ENGINE_CONF}=driver reads local files and paths only (no globs, no URIs) into a local DIR"
-            )
+            raise UsageError(f"{ENGINE_CONF}=driver reads {needs}")
         return DRIVER
     launches_local = not driver_jvm_running() and chosen_master(master, conf).startswith("local")
-    return DRIVER if local and launches_local and fits_the_driver(inputs) else SPARK
+    return DRIVER if local and launches_local and fits() else SPARK
 
 
 __all__ = [
     "DRIVER",
     "ENGINE_CONF",
     "SPARK",
+    "choose_dir_engine",
     "choose_engine",
+    "dir_fits_the_driver",
     "engine_choice",
     "estimated_lines",
     "fits_the_driver",

@@ -60,10 +60,11 @@ def _file_row(summary: dict) -> dict:
     }
 
 
-def parse_in_driver(inputs: list[str], out_dir: str, options: ParseOptions) -> ParseSummary:
+def parse_in_driver(inputs: list[str], out_dir: str, options: ParseOptions, *, scratch: bool = False) -> ParseSummary:
     """``parse_job.run_parse`` without Spark: ``events/``, ``quarantine/``, ``files/`` and
     ``parse_summary.json`` under the local directory ``out_dir`` (relative: to this process's working
-    directory, ``fs.absolute``, as the Spark job resolves it)."""
+    directory, ``fs.absolute``, as the Spark job resolves it). ``scratch``: ``out_dir`` is a temporary
+    directory the caller deletes, so an input without records is not told to look at its quarantine."""
     notes: list[str] = []
     files = discover(None, inputs, notes)
     out = Path(absolute(out_dir))
@@ -101,7 +102,7 @@ def parse_in_driver(inputs: list[str], out_dir: str, options: ParseOptions) -> P
     summary.notes = notes
     write_text(out / "parse_summary.json", summary.to_json())
     if summary.records == 0:
-        raise no_records(summary, len(files), str(out))
+        raise no_records(summary, len(files), None if scratch else str(out))
     return summary
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import asdict, dataclass, field
+from typing import Optional
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
@@ -341,11 +342,12 @@ def run_parse(spark: SparkSession, inputs: list[str], out_dir: str, options: Par
     return summary
 
 
-def no_records(summary: ParseSummary, files: int, out_dir: str) -> InputError:
-    """The error of a parse that found no Kafka record in its files (every line quarantined)."""
+def no_records(summary: ParseSummary, files: int, out_dir: Optional[str]) -> InputError:
+    """The error of a parse that found no Kafka record in its files (every line quarantined); ``out_dir``
+    None: a parse whose quarantine is not kept (``story``)."""
+    where = "" if out_dir is None else f"; see {out_dir}/quarantine"
     return InputError(
-        f"no recognisable Kafka log lines in {files} file(s) "
-        f"({summary.quarantined} line(s) quarantined; see {out_dir}/quarantine)"
+        f"no recognisable Kafka log lines in {files} file(s) ({summary.quarantined} line(s) quarantined{where})"
     )
 
 

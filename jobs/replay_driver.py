@@ -52,7 +52,7 @@ from kafka_forensics.replay.findings import Finding, findings_order_key, unique_
 from kafka_forensics.replay.impact import cluster_facts, impact_rows, impact_totals, min_isr_table, session_timeouts
 from kafka_forensics.replay.kraft import resolve_metadata_events
 from kafka_forensics.replay.local import LocalReplay, Selection, replay_all
-from kafka_forensics.replay.story import STORY_JSON, story_json, tell_local
+from kafka_forensics.replay.story import STORY_JSON, Story, story_json, tell_local
 
 from .fs import absolute, scheme_of
 from .local_tables import write_table, write_text
@@ -195,9 +195,13 @@ class DriverReplay:
         summary.impact = impact_summary(r for r in self.impact_totals if r["topic"] is None)
         return summary
 
+    def stories(self) -> list[Story]:
+        """Every cluster's story (``jobs.story_job.stories``)."""
+        return tell_local(self.contexts, self.partition_timeline, self.findings)
+
     def story(self) -> str:
-        """``story.json``'s text (``jobs.story_job.stories``)."""
-        return story_json(tell_local(self.contexts, self.partition_timeline, self.findings))
+        """``story.json``'s text."""
+        return story_json(self.stories())
 
 
 def _rule_severity(row: dict) -> tuple[str, str]:
@@ -243,4 +247,37 @@ def replay_in_driver(out_dir: str, options: ReplayOptions) -> ReplaySummary:
     return write_outputs(replayed, local, absolute(out_dir))
 
 
-__all__ = ["DriverReplay", "read_events", "replay_in_driver", "supports", "write_outputs"]
+def run_replay_in_driver(inputs: list[str], out_dir: str, parse_options, options: ReplayOptions) -> tuple:
+    """``jobs.replay_job.run_replay`` in this process: parse ``inputs`` into ``out_dir`` (``parse_in_driver``),
+    then replay them there. Returns both summaries."""
+    from .parse_driver import parse_in_driver  # the parse imports pyspark's types; the replay alone never does
+
+    validate_options(options)
+    parsed = parse_in_driver(inputs, out_dir, parse_options)
+    return parsed, replay_in_driver(out_dir, options)
+
+
+def story_in_driver(inputs: list[str], parse_options, options: ReplayOptions) -> list[Story]:
+    """``jobs.story_job.run_story`` in this process: ``inputs`` parsed into a temporary directory (deleted
+    after), replayed in memory and told as ``replay`` tells ``story.json``."""
+    import tempfile
+
+    from .parse_driver import parse_in_driver
+
+    validate_options(options)
+    with tempfile.TemporaryDirectory(prefix="kafka-forensics-story-") as scratch:
+        parse_in_driver(inputs, scratch, parse_options, scratch=True)
+        with rare_full_collections():
+            replayed = DriverReplay(read_events(scratch, options.cluster_from_path), options)
+    return replayed.stories()
+
+
+__all__ = [
+    "DriverReplay",
+    "read_events",
+    "replay_in_driver",
+    "run_replay_in_driver",
+    "story_in_driver",
+    "supports",
+    "write_outputs",
+]

@@ -15,6 +15,7 @@ from kafka_forensics.jobs.replay_options import ReplayOptions
 from kafka_forensics.jobs.stored_tables import stored_schema
 from kafka_forensics.parsers.records import ParseOptions
 from tests.support.check_diff import assert_same_check, broken_copy, duckdb_check_of
+from tests.support.cli import without_a_jvm
 from tests.support.engines import assert_report_engines_agree
 from tests.support.outputs import canonical
 from tests.support.paths import REPO
@@ -181,3 +182,15 @@ def test_the_driver_engine_leaves_what_the_spark_analyze_left(incident_run, tmp_
     assert mine == theirs
     page = (out / "report.html").read_text("utf-8").replace(str(out), "DIR")
     assert page == (spark_out / "report.html").read_text("utf-8").replace(str(spark_out), "DIR")
+
+
+@pytest.mark.spark
+def test_a_users_report_of_a_small_dir_runs_without_spark_and_writes_sparks_page(incident_run, tmp_path):
+    """``report DIR`` in a fresh process (where no JVM can start) chooses by DIR's tables (jobs/engine.py):
+    the sample's DIR is built on DuckDB into the page Spark's analyze wrote, byte for byte."""
+    out, _ = incident_run
+    html = tmp_path / "report.html"
+    done = without_a_jvm(["report", str(out), "--out", str(html)])
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "a short run, built in this process" in done.stdout
+    assert html.read_bytes() == (out / "report.html").read_bytes()

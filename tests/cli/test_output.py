@@ -27,6 +27,7 @@ from kafka_forensics.cli.listings import (
 from kafka_forensics.cli.main import main
 from kafka_forensics.cli.output import render_csv, render_json, render_text
 from kafka_forensics.replay.cluster import ClusterContext
+from tests.support.cli import without_a_jvm
 from tests.support.paths import REPO
 
 AT = dt.datetime(2024, 3, 4, 10, 6, tzinfo=dt.timezone.utc)
@@ -122,8 +123,14 @@ def test_rules_piped_is_text_and_every_format_parses():
     assert runner.invoke(main, ["rules", "--kafka-version", "2.4.1", "--format", "xml"]).exit_code == 2
 
 
+@pytest.fixture(scope="module")
+def unclean_story(spark):
+    """``story`` of the recorded unclean election on Spark, piped (the suite's session: Spark runs it)."""
+    return CliRunner().invoke(main, ["story", str(UNCLEAN)])
+
+
 @pytest.mark.spark
-def test_describe_timeline_story_and_replay_piped(spark, tmp_path):
+def test_describe_timeline_story_and_replay_piped(spark, unclean_story, tmp_path):
     runner = CliRunner()  # not a terminal: the default is text
     described = runner.invoke(main, ["describe", str(UNCLEAN), "--at", "2026-11-25 19:18:05,000"])
     assert described.exit_code == 0, described.output
@@ -140,7 +147,7 @@ def test_describe_timeline_story_and_replay_piped(spark, tmp_path):
     assert any(f["rule"] == "unclean_election" for f in doc["findings"])
     assert all(list(f) == list(FINDING_COLUMNS) for f in doc["findings"])
 
-    story = runner.invoke(main, ["story", str(UNCLEAN)])  # piped: text, one sentence per line
+    story = unclean_story  # piped: text, one sentence per line
     assert story.exit_code == 0, story.output
     _no_wrapped_lines(story.stdout, ("2026-11-25 ",))
     # the Spark job tells the story its in-process twin (replay/story.tell_local) tells, line for line
@@ -164,6 +171,16 @@ def test_describe_timeline_story_and_replay_piped(spark, tmp_path):
     assert all(list(f) == list(FINDING_COLUMNS) and f["cluster"] == FAILOVER.name for f in doc["findings"])
     story_json = json.loads((tmp_path / "out" / "story.json").read_text())
     assert story_json["format"] == "kafka-forensics-story/1" and story_json["clusters"][0]["sentences"]
+
+
+@pytest.mark.spark
+def test_a_users_story_of_small_inputs_runs_without_spark_and_tells_sparks_story(unclean_story):
+    """``story INPUTS`` in a fresh process (where no JVM can start) parses and replays in the driver
+    (jobs/engine.py) and prints Spark's story, line for line."""
+    assert unclean_story.exit_code == 0, unclean_story.output
+    done = without_a_jvm(["story", str(UNCLEAN)])
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout == unclean_story.stdout and "UNCLEAN election(s)" in done.stdout
 
 
 @pytest.mark.spark

@@ -15,8 +15,12 @@ from click.testing import CliRunner
 
 from kafka_forensics.cli.main import main
 from kafka_forensics.core.errors import InputError
+from kafka_forensics.jobs import spark_session
 from kafka_forensics.jobs.check_job import load_check_config, run_check
-from tests.support.check_diff import assert_same_check, duckdb_check_of
+from tests.support import check_diff
+from tests.support.check_diff import assert_same_check, copy_replay_output, duckdb_check_of
+from tests.support.cli import without_a_jvm
+from tests.support.outputs import canonical
 from tests.support.paths import REPO
 
 SAMPLES = REPO / "sample_logs"
@@ -73,6 +77,35 @@ def test_the_check_without_spark_writes_what_sparks_check_wrote(scenario, reques
     _, out = request.getfixturevalue(scenario)
     verdict = assert_same_check(out, duckdb_check_of(out, tmp_path / "duckdb"))
     assert verdict["passed"] is (scenario == "clean")
+
+
+def test_a_users_check_of_small_inputs_runs_without_spark_and_writes_what_spark_wrote(zombie, tmp_path):
+    """``check INPUTS`` in a fresh process (where no JVM can start) parses, replays and checks in the driver
+    (jobs/engine.py) and leaves what the Spark check left: every table, findings.jsonl, the verdict, every
+    GX result."""
+    _, spark_out = zombie
+    out = tmp_path / "out"
+    done = without_a_jvm(["check", str(SAMPLES / "sim-2.8-zombie-controller"), "--out", str(out)])
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "a short run, checked in this process" in done.stdout
+    assert canonical(out) == canonical(spark_out)
+    assert assert_same_check(spark_out, out)["inputs"]["replay"] == "computed"
+
+
+def test_check_reuse_of_a_small_dir_chooses_the_driver(zombie, tmp_path, monkeypatch):
+    """``check --reuse --out DIR`` chooses by DIR's tables (``engine.choose_dir_engine``): as in a fresh process
+    (no JVM running yet), a short run's DIR is checked without Spark, with Spark's results."""
+    monkeypatch.setattr(spark_session, "driver_jvm_running", lambda: False)
+    monkeypatch.delenv("KAFKA_FORENSICS_MASTER", raising=False)
+    _, spark_out = zombie
+    out = copy_replay_output(spark_out, tmp_path / "out")
+    result = check("--reuse", "--out", str(out))
+    assert result.exit_code == 1, result.output
+    assert "a short run, checked in this process" in result.output and "starting Spark" not in result.output
+    mine, spark_verdict = check_diff.verdict(out), check_diff.verdict(spark_out)
+    assert mine.pop("inputs")["replay"] == "reused" and spark_verdict.pop("inputs")["replay"] == "computed"
+    assert mine == spark_verdict
+    assert check_diff.validation(out) == check_diff.validation(spark_out)
 
 
 def test_offending_rows_cite_log_lines_that_say_so(zombie):

@@ -4,13 +4,17 @@ Spark for, Spark for everything else, and what ``--conf spark.kafka_forensics.en
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from kafka_forensics.core.errors import UsageError
+from kafka_forensics.core.tables import EVENTS
 from kafka_forensics.jobs import engine, spark_session
 from kafka_forensics.jobs.discovery import discover
-from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, SPARK, choose_engine
+from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, SPARK, choose_dir_engine, choose_engine
 from tests.support.paths import SAMPLES
 
 SAMPLE = str(SAMPLES / "kafka-2.4-controller-failover")
@@ -94,3 +98,78 @@ def test_the_conf_overrides_the_choice(no_jvm, tmp_path):
         choose_engine([SAMPLE + "/*"], str(tmp_path / "out"), None, {ENGINE_CONF: "driver"})
     with pytest.raises(UsageError, match="must be auto, spark or driver"):
         engine.engine_choice({ENGINE_CONF: "duckdb"})
+
+
+def test_a_command_writing_a_remote_file_goes_to_spark(no_jvm, tmp_path):
+    """``analyze --report s3a://...``: DuckDB writes local files only."""
+    out = str(tmp_path / "out")
+    assert choose_engine([SAMPLE], out, None, {}, written=["s3a://bucket/report.html"]) == SPARK
+    assert choose_engine([SAMPLE], out, None, {}, written=[str(tmp_path / "report.html")]) == DRIVER
+
+
+def test_a_command_that_writes_no_dir_chooses_by_its_inputs(no_jvm, tmp_path):
+    """``story``: parses and replays in memory."""
+    assert choose_engine([SAMPLE], None, None, {}) == DRIVER
+    assert choose_engine([SAMPLE + "/*"], None, None, {}) == SPARK
+
+
+@pytest.fixture
+def small_dir(tmp_path):
+    """A DIR as ``replay`` leaves it: an events table of 1,000 rows (in two files), far below what fits."""
+    for n in range(2):
+        part = tmp_path / "out" / EVENTS / f"part-0000{n}.parquet"
+        part.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.table({"line_no": list(range(500))}), part)
+    return str(tmp_path / "out")
+
+
+def test_a_small_local_dir_goes_to_the_driver(no_jvm, small_dir, tmp_path):
+    assert choose_dir_engine(small_dir, None, {}) == DRIVER
+    assert choose_dir_engine(small_dir, "local[2]", {}, written=[str(tmp_path / "report.html")]) == DRIVER
+
+
+def test_a_dir_whose_run_does_not_fit_goes_to_spark(no_jvm, small_dir, monkeypatch):
+    """The events table's rows (from the Parquet footers) count as the run's lines."""
+    monkeypatch.setattr(spark_session, "local_memory_gib", lambda: 1)
+    monkeypatch.setattr(engine, "DRIVER_BASE_BYTES", 0)
+    monkeypatch.setattr(engine, "DRIVER_BYTES_PER_LINE", (1 << 30) // 1000)
+    assert choose_dir_engine(small_dir, None, {}) == DRIVER  # 1,000 rows: just within
+    monkeypatch.setattr(engine, "DRIVER_BYTES_PER_LINE", (1 << 30) // 999)
+    assert choose_dir_engine(small_dir, None, {}) == SPARK
+    assert engine.dir_fits_the_driver(str(Path(small_dir).parent / "missing"))  # the command says what is missing
+
+
+@pytest.mark.parametrize(
+    "out, master, written, why",
+    [
+        ("hdfs://nn/out", None, [], "a DIR on another filesystem"),
+        (None, "spark://master:7077", [], "a cluster"),
+        (None, None, ["s3a://bucket/report.html"], "a report written elsewhere"),
+    ],
+)
+def test_any_other_dir_goes_to_spark(no_jvm, small_dir, out, master, written, why):
+    assert choose_dir_engine(out or small_dir, master, {}, written=written) == SPARK, why
+
+
+def test_a_running_jvm_keeps_spark_for_a_dir(monkeypatch, small_dir):
+    monkeypatch.setattr(spark_session, "driver_jvm_running", lambda: True)
+    assert choose_dir_engine(small_dir, None, {}) == SPARK
+
+
+def test_the_conf_overrides_the_choice_for_a_dir(no_jvm, small_dir):
+    assert choose_dir_engine(small_dir, None, {ENGINE_CONF: "spark"}) == SPARK
+    assert choose_dir_engine(small_dir, "spark://m:7077", {ENGINE_CONF: "driver"}) == DRIVER
+    with pytest.raises(UsageError, match="=driver reads a local DIR"):
+        choose_dir_engine("hdfs://nn/out", None, {ENGINE_CONF: "driver"})
+    with pytest.raises(UsageError, match="=driver reads a local DIR"):
+        choose_dir_engine(small_dir, None, {ENGINE_CONF: "driver"}, written=["s3a://bucket/report.html"])
+
+
+def test_report_forced_on_the_driver_for_a_remote_dir_exits_2_in_one_sentence(tmp_path):
+    from click.testing import CliRunner
+
+    from kafka_forensics.cli.main import main
+
+    html = str(tmp_path / "report.html")
+    result = CliRunner().invoke(main, ["report", "hdfs://nn/out", "--out", html, "--conf", f"{ENGINE_CONF}=driver"])
+    assert result.exit_code == 2 and "=driver reads a local DIR" in result.output and "Traceback" not in result.output

@@ -3,18 +3,15 @@ flag, and a real internal error is one sentence on stderr."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 
 from kafka_forensics.jobs.discovery import discover
 from kafka_forensics.jobs.parse_job import run_parse
 from kafka_forensics.parsers.records import ParseOptions
+from tests.support.cli import installed_cli
 from tests.support.kafka_lines import BROKER_CHANGE_22, STATE_CHANGE_21, text
 
 pytestmark = pytest.mark.spark
@@ -54,14 +51,6 @@ def test_an_impossible_timestamp_does_not_fail_the_job(spark, tmp_path):
     assert bad.attrs["ts_invalid"] == "not a calendar date and time"
 
 
-def _cli(args: list[str], **env: str) -> subprocess.CompletedProcess:
-    """The installed command, as a user runs it (its own JVM, its real stderr)."""
-    beside = Path(sys.executable).parent / "kafka-forensics"
-    command = str(beside) if beside.exists() else shutil.which("kafka-forensics")
-    assert command, "the kafka-forensics command is not installed"
-    return subprocess.run([command, *args], capture_output=True, text=True, env={**os.environ, **env}, timeout=300)
-
-
 def _stderr_lines(result: subprocess.CompletedProcess) -> list[str]:
     # The JVM itself announces the incubator module Spark 4 loads; that line is not Spark's log.
     return [
@@ -71,7 +60,7 @@ def _stderr_lines(result: subprocess.CompletedProcess) -> list[str]:
 
 def test_cli_parse_of_a_file_with_an_impossible_timestamp_exits_0(tmp_path):
     (tmp_path / "controller.log").write_bytes(text(BROKER_CHANGE_22, BAD_TS))
-    result = _cli(["parse", str(tmp_path / "controller.log"), "--out", str(tmp_path / "out")])
+    result = installed_cli(["parse", str(tmp_path / "controller.log"), "--out", str(tmp_path / "out")])
     assert result.returncode == 0, result.stderr[-3000:]
     assert _stderr_lines(result) == []
     assert "1 record(s) have a timestamp that is not a real instant" in result.stdout
@@ -80,7 +69,7 @@ def test_cli_parse_of_a_file_with_an_impossible_timestamp_exits_0(tmp_path):
 def test_a_real_internal_error_is_one_sentence_on_stderr(tmp_path):
     (tmp_path / "state-change.log").write_bytes(text(STATE_CHANGE_21))
     # Python workers that cannot start: the Spark job fails for a reason no input line caused.
-    result = _cli(
+    result = installed_cli(
         ["parse", str(tmp_path), "--out", str(tmp_path / "out"), "--conf", "spark.kafka_forensics.engine=spark"],
         PYSPARK_PYTHON="/bin/false",
     )
