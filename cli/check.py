@@ -51,8 +51,8 @@ def check(
 
     Replays INPUTS into DIR (as "replay" does) unless DIR already holds the replay of the same
     inputs, then runs the suites (events, timelines, failover) and writes DIR/validation/<suite>.json,
-    DIR/data_docs/index.html and DIR/verdict.json (always, also on errors). A short run (small local
-    INPUTS, or with --reuse a local DIR of a short run's size) runs without Spark (README, "Engines").
+    DIR/data_docs/index.html and DIR/verdict.json (always, also on errors). A local run that fits in
+    memory (local INPUTS, or with --reuse a local DIR) runs without Spark (README, "Engines").
 
     \b
     Exit codes: 0 every expectation met; 1 expectations failed; 2 input or configuration error.
@@ -90,7 +90,7 @@ def check(
             else choose_dir_engine(out_dir, master, settings)
         ) == DRIVER:
             console.print(
-                f"[bold]kafka-forensics check[/bold]: a short run, checked in this process "
+                f"[bold]kafka-forensics check[/bold]: checked in this process (it fits in memory) "
                 f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
             )
             spark = None

@@ -34,7 +34,7 @@ def report(out_dir, out_html, top, master, conf, debug):
     opens offline in any browser: summary, controller and broker lanes, the findings with their
     evidence lines, leader/ISR timelines of the most affected partitions, transition matrices,
     event rate and quarantine. Large inputs are aggregated in Spark; the report says what it left out.
-    A DIR of a short run's size (local) is read in this process without Spark (README, "Engines").
+    A local DIR whose run fits in memory is read in this process without Spark (README, "Engines").
 
     \b
     Example:
@@ -51,7 +51,7 @@ def report(out_dir, out_html, top, master, conf, debug):
             from kafka_forensics.jobs.frames import duckdb_session
 
             console.print(
-                f"[bold]kafka-forensics report[/bold]: a short run, built in this process "
+                f"[bold]kafka-forensics report[/bold]: built in this process (it fits in memory) "
                 f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
             )
             tables = duckdb_session()

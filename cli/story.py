@@ -37,8 +37,8 @@ def story(
     controlled shutdown, reassignment) and the first and last line of each finding's episode. Every
     sentence cites its file:line; each kind is capped and what is left out is counted.
 
-    Parses and replays without keeping anything (a short run in this process, without Spark: README,
-    "Engines"); "replay" and "analyze" write the same story to DIR/story.json and the HTML report.
+    Parses and replays without keeping anything (in this process, without Spark, when the run fits in
+    memory: README, "Engines"); "replay" and "analyze" write the same story to DIR/story.json and the HTML report.
 
     \b
     Examples:

@@ -192,5 +192,5 @@ def test_a_users_report_of_a_small_dir_runs_without_spark_and_writes_sparks_page
     html = tmp_path / "report.html"
     done = without_a_jvm(["report", str(out), "--out", str(html)])
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "a short run, built in this process" in done.stdout
+    assert "built in this process (it fits in memory)" in done.stdout
     assert html.read_bytes() == (out / "report.html").read_bytes()

@@ -87,7 +87,7 @@ def test_a_users_check_of_small_inputs_runs_without_spark_and_writes_what_spark_
     out = tmp_path / "out"
     done = without_a_jvm(["check", str(SAMPLES / "sim-2.8-zombie-controller"), "--out", str(out)])
     assert done.returncode == 1, done.stderr[-3000:]
-    assert "a short run, checked in this process" in done.stdout
+    assert "checked in this process (it fits in memory)" in done.stdout
     assert canonical(out) == canonical(spark_out)
     assert assert_same_check(spark_out, out)["inputs"]["replay"] == "computed"
 
@@ -101,7 +101,7 @@ def test_check_reuse_of_a_small_dir_chooses_the_driver(zombie, tmp_path, monkeyp
     out = copy_replay_output(spark_out, tmp_path / "out")
     result = check("--reuse", "--out", str(out))
     assert result.exit_code == 1, result.output
-    assert "a short run, checked in this process" in result.output and "starting Spark" not in result.output
+    assert "checked in this process (it fits in memory)" in result.output and "starting Spark" not in result.output
     mine, spark_verdict = check_diff.verdict(out), check_diff.verdict(spark_out)
     assert mine.pop("inputs")["replay"] == "reused" and spark_verdict.pop("inputs")["replay"] == "computed"
     assert mine == spark_verdict

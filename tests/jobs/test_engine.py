@@ -15,6 +15,7 @@ from kafka_forensics.core.tables import EVENTS
 from kafka_forensics.jobs import engine, spark_session
 from kafka_forensics.jobs.discovery import discover
 from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, SPARK, choose_dir_engine, choose_engine
+from tests.support.cli import without_a_jvm
 from tests.support.paths import SAMPLES
 
 SAMPLE = str(SAMPLES / "kafka-2.4-controller-failover")
@@ -173,3 +174,13 @@ def test_report_forced_on_the_driver_for_a_remote_dir_exits_2_in_one_sentence(tm
     html = str(tmp_path / "report.html")
     result = CliRunner().invoke(main, ["report", "hdfs://nn/out", "--out", html, "--conf", f"{ENGINE_CONF}=driver"])
     assert result.exit_code == 2 and "=driver reads a local DIR" in result.output and "Traceback" not in result.output
+
+
+def test_a_missing_input_is_reported_without_a_jvm(no_jvm, tmp_path):
+    """A typo in a local path: the driver's discovery says "input not found" (exit 2), as Spark's would, without
+    starting a JVM first; forced onto the driver it is the same error, not "local paths only"."""
+    missing, out = str(tmp_path / "brokre-1"), str(tmp_path / "out")
+    assert choose_engine([missing], out, None, {}) == DRIVER
+    assert choose_engine([missing], out, None, {ENGINE_CONF: "driver"}) == DRIVER
+    done = without_a_jvm(["parse", missing, "--out", out])
+    assert done.returncode == 2 and f"input not found: {missing}" in done.stderr, done.stderr
