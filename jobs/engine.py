@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import zlib
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from kafka_forensics.core.errors import UsageError
 from kafka_forensics.core.tables import EVENTS
@@ -92,16 +92,21 @@ def _estimated_lines(path: str) -> float:
     return float(sample.count(b"\n")) if whole else sample.count(b"\n") * size / max(consumed, 1)
 
 
-def estimated_lines(inputs: Iterable[str]) -> float:
-    """How many lines the log files under the plain local ``inputs`` hold (the files ``discovery`` reads),
-    estimated (``_estimated_lines``)."""
+def _running_lines(inputs: Iterable[str]) -> Iterator[float]:
+    """The estimated lines of the log files under the plain local ``inputs`` (the files ``discovery`` reads),
+    summed file by file (``_estimated_lines``)."""
     total = 0.0
     for path in local_log_files(list(inputs)):
         try:
             total += _estimated_lines(path)
         except OSError:
             continue  # unreadable: discovery reports it
-    return total
+        yield total
+
+
+def estimated_lines(inputs: Iterable[str]) -> float:
+    """How many lines the log files under the plain local ``inputs`` hold, estimated."""
+    return max(_running_lines(inputs), default=0.0)
 
 
 def _fits(lines: float) -> bool:
@@ -113,8 +118,9 @@ def _fits(lines: float) -> bool:
 
 
 def fits_the_driver(inputs: Iterable[str]) -> bool:
-    """True if the run of the plain local ``inputs`` fits the driver (``estimated_lines``)."""
-    return _fits(estimated_lines(inputs))
+    """True if the run of the plain local ``inputs`` fits the driver (``estimated_lines``). Files are sampled
+    only until the estimate no longer fits: a large input costs a few hundred MiB of reading, not all of it."""
+    return all(_fits(lines) for lines in _running_lines(inputs))
 
 
 def dir_fits_the_driver(out_dir: str) -> bool:

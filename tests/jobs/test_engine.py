@@ -184,3 +184,15 @@ def test_a_missing_input_is_reported_without_a_jvm(no_jvm, tmp_path):
     assert choose_engine([missing], out, None, {ENGINE_CONF: "driver"}) == DRIVER
     done = without_a_jvm(["parse", missing, "--out", out])
     assert done.returncode == 2 and f"input not found: {missing}" in done.stderr, done.stderr
+
+
+def test_sampling_stops_once_the_run_does_not_fit(monkeypatch):
+    """A large input is not read file by file to its end just to learn that it does not fit."""
+    read: list[str] = []
+    real = engine._estimated_lines
+    monkeypatch.setattr(engine, "_estimated_lines", lambda path: read.append(path) or real(path))
+    assert engine.fits_the_driver([SAMPLE]) and len(read) == 9  # the sample's 9 log files
+    read.clear()
+    monkeypatch.setattr(spark_session, "local_memory_gib", lambda: 1)
+    monkeypatch.setattr(engine, "DRIVER_BYTES_PER_LINE", 1 << 30)
+    assert not engine.fits_the_driver([SAMPLE]) and len(read) == 1
