@@ -8,7 +8,7 @@ import sys
 import click
 from rich.markup import escape
 
-from .common import debug_option, make_console, run_guarded
+from .common import debug_option, driver_engine_line, make_console, run_guarded
 from .options import input_options, parse_conf, parse_options_from
 from .replay import replay_options
 
@@ -65,7 +65,7 @@ def check(
         from kafka_forensics.core.errors import UsageError
         from kafka_forensics.jobs.check_inputs import inputs_fingerprint, replay_for_check
         from kafka_forensics.jobs.check_job import load_check_config, run_check
-        from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, choose_dir_engine, choose_engine
+        from kafka_forensics.jobs.engine import DRIVER, choose_dir_engine, choose_engine
 
         state["config"] = config = load_check_config(config_path)
         if not inputs and not reuse:
@@ -89,10 +89,7 @@ def check(
             if replays
             else choose_dir_engine(out_dir, master, settings)
         ) == DRIVER:
-            console.print(
-                f"[bold]kafka-forensics check[/bold]: checked in this process (it fits in memory) "
-                f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
-            )
+            console.print(driver_engine_line("check", "checked"))
             spark = None
         else:
             from kafka_forensics.jobs.spark_session import build_session

@@ -21,6 +21,17 @@ def make_console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
 
 
+def driver_engine_line(command: str, done: str) -> str:
+    """What a command prints when it runs on the driver engine (``jobs/engine.py``): what it ``done`` in this
+    process, and how to ask for Spark instead."""
+    from kafka_forensics.jobs.engine import ENGINE_CONF
+
+    return (
+        f"[bold]kafka-forensics {command}[/bold]: {done} in this process (it fits in memory) "
+        f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
+    )
+
+
 debug_option = click.option("--debug", is_flag=True, default=False, help="Show the full traceback on errors.")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from .common import debug_option, make_console, run_guarded
+from .common import debug_option, driver_engine_line, make_console, run_guarded
 from .options import input_options, parse_conf, parse_options_from
 
 console = make_console()
@@ -33,17 +33,14 @@ def parse(inputs, out_dir, kafka_version, layout, broker_from_path, timezone, ma
 
     def action():
         from kafka_forensics.core.errors import InputError
-        from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, choose_engine
+        from kafka_forensics.jobs.engine import DRIVER, choose_engine
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
         spark_conf = parse_conf(conf)
         if choose_engine(list(inputs), out_dir, master, spark_conf) == DRIVER:
             from kafka_forensics.jobs.parse_driver import parse_in_driver
 
-            console.print(
-                f"[bold]kafka-forensics parse[/bold]: parsed in this process (it fits in memory) "
-                f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
-            )
+            console.print(driver_engine_line("parse", "parsed"))
             summary = parse_in_driver(list(inputs), out_dir, options)
         else:
             from kafka_forensics.jobs.parse_job import run_parse

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from kafka_forensics.replay.findings import SEVERITIES
 
-from .common import debug_option, make_console, run_guarded
+from .common import debug_option, driver_engine_line, make_console, run_guarded
 from .listings import describe_listing, findings_listing, timeline_listings
 from .options import filter_options, input_options, parse_conf, parse_options_from
 from .output import emit, format_option, is_machine, resolve_format
@@ -165,7 +165,7 @@ def replay(
     def action():
         import dataclasses
 
-        from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, choose_engine
+        from kafka_forensics.jobs.engine import DRIVER, choose_engine
         from kafka_forensics.jobs.filters import event_filter_from
 
         options = parse_options_from(kafka_version, layout, broker_from_path, timezone, use_lark)
@@ -177,10 +177,7 @@ def replay(
             from kafka_forensics.jobs.frames import duckdb_session
             from kafka_forensics.jobs.replay_driver import run_replay_in_driver
 
-            out.print(
-                f"[bold]kafka-forensics replay[/bold]: replayed in this process (it fits in memory) "
-                f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
-            )
+            out.print(driver_engine_line("replay", "replayed"))
             ropts = dataclasses.replace(
                 ropts, **evidence_replay_options(None, min_isr, describe_files, describe_at, timezone)
             )

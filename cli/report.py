@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.markup import escape
 
-from .common import debug_option, make_console, run_guarded
+from .common import debug_option, driver_engine_line, make_console, run_guarded
 from .options import parse_conf
 
 console = make_console()
@@ -43,17 +43,14 @@ def report(out_dir, out_html, top, master, conf, debug):
     """
 
     def action():
-        from kafka_forensics.jobs.engine import DRIVER, ENGINE_CONF, choose_dir_engine
+        from kafka_forensics.jobs.engine import DRIVER, choose_dir_engine
         from kafka_forensics.jobs.report_job import build_report
 
         settings = parse_conf(conf)
         if choose_dir_engine(out_dir, master, settings, written=[out_html]) == DRIVER:
             from kafka_forensics.jobs.frames import duckdb_session
 
-            console.print(
-                f"[bold]kafka-forensics report[/bold]: built in this process (it fits in memory) "
-                f"([dim]--conf {ENGINE_CONF}=spark[/dim] for Spark)"
-            )
+            console.print(driver_engine_line("report", "built"))
             tables = duckdb_session()
         else:
             from kafka_forensics.jobs.spark_session import build_session
