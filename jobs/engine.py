@@ -106,21 +106,22 @@ def _running_lines(inputs: Iterable[str]) -> Iterator[float]:
 
 def estimated_lines(inputs: Iterable[str]) -> float:
     """How many lines the log files under the plain local ``inputs`` hold, estimated."""
-    return max(_running_lines(inputs), default=0.0)
+    return max(_running_lines(inputs), default=0.0)  # the last running total: they only grow
 
 
-def _fits(lines: float) -> bool:
-    """True if the driver engine's estimated peak memory for ``lines`` stays within what a local run may hold
+def _lines_that_fit() -> float:
+    """The most lines whose estimated peak memory on the driver engine stays within what a local run may hold
     (``spark_session.local_memory_gib``)."""
     from .spark_session import local_memory_gib
 
-    return DRIVER_BASE_BYTES + DRIVER_BYTES_PER_LINE * lines <= local_memory_gib() << 30
+    return ((local_memory_gib() << 30) - DRIVER_BASE_BYTES) / DRIVER_BYTES_PER_LINE
 
 
 def fits_the_driver(inputs: Iterable[str]) -> bool:
     """True if the run of the plain local ``inputs`` fits the driver (``estimated_lines``). Files are sampled
     only until the estimate no longer fits: a large input costs a few hundred MiB of reading, not all of it."""
-    return all(_fits(lines) for lines in _running_lines(inputs))
+    limit = _lines_that_fit()
+    return all(lines <= limit for lines in _running_lines(inputs))
 
 
 def dir_fits_the_driver(out_dir: str) -> bool:
@@ -135,7 +136,7 @@ def dir_fits_the_driver(out_dir: str) -> bool:
             rows += pq.ParquetFile(part).metadata.num_rows
         except (OSError, ValueError):  # unreadable: the command that reads it reports it
             continue
-    return _fits(rows)
+    return rows <= _lines_that_fit()
 
 
 def local_plain(inputs: Iterable[str], out_dir: Optional[str], written: Iterable[str] = ()) -> bool:

@@ -89,24 +89,17 @@ def short_run_conf() -> dict[str, str]:
 def short_run(inputs: Iterable[str]) -> bool:
     """True if every input is a local file or directory (no scheme) and together they hold at most
     SHORT_RUN_BYTES. Anything else (a remote input, a missing path: discovery reports it) is False."""
-    given = list(inputs)
-    if any("://" in path or not os.path.exists(path) for path in given):
-        return False
-    return _at_most(given, SHORT_RUN_BYTES)
-
-
-def _at_most(paths: Iterable[str], limit: int) -> bool:
-    """True if the local files and directories ``paths`` hold at most ``limit`` bytes together (a file that
-    vanishes while they are walked counts nothing). Stops walking once over."""
     total = 0
-    for given in paths:
+    for given in inputs:
+        if "://" in given or not os.path.exists(given):
+            return False
         files = [given] if os.path.isfile(given) else (os.path.join(d, f) for d, _, fs in os.walk(given) for f in fs)
         for path in files:
             try:
                 total += os.path.getsize(path)
             except OSError:
                 continue
-            if total > limit:
+            if total > SHORT_RUN_BYTES:
                 return False
     return True
 
