@@ -136,8 +136,13 @@ def _column(name: str, values: Iterable, micros: bool) -> list:
     if name == ATTRS:
         return [_flat(v) if v else None for v in values]
     if micros and name == "ts":
-        return [None if v is None else datetime.fromtimestamp(v / 1e6, timezone.utc) for v in values]
+        return _instants(values)
     return values if isinstance(values, list) else list(values)
+
+
+def _instants(micros: Iterable[Optional[int]]) -> list:
+    """Microseconds since the epoch as aware UTC datetimes (None stays None)."""
+    return [None if v is None else datetime.fromtimestamp(v / 1e6, timezone.utc) for v in micros]
 
 
 def _converted(name: str, micros: bool) -> bool:
@@ -190,8 +195,7 @@ def _arrow_values(name: str, column: pa.Array | pa.ChunkedArray) -> list:
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     if pa.types.is_timestamp(column.type):
-        micros = column.cast(pa.timestamp("us", column.type.tz)).cast(pa.int64())
-        return _column(name, micros.to_pylist(), micros=True)
+        return _instants(column.cast(pa.timestamp("us", column.type.tz)).cast(pa.int64()).to_pylist())
     if pa.types.is_map(column.type):
         # a slice's offsets index its parent's whole child arrays: only its own part is converted
         offsets, valid = column.offsets.to_pylist(), column.is_valid().to_pylist()
