@@ -129,11 +129,12 @@ def _write_error_verdict(out_dir: str, err: BaseException, state: dict) -> None:
     """An error before or during the check still leaves a verdict.json (unless even that fails)."""
     if isinstance(err, (KeyboardInterrupt, SystemExit)):
         return
-    from kafka_forensics.jobs.check_job import error_verdict, is_local, write_verdict
+    from kafka_forensics.jobs.check_job import error_verdict, write_verdict
+    from kafka_forensics.jobs.fs import local_path
 
     spark = state["spark"]
     try:
-        if spark is None and not is_local(out_dir):
+        if spark is None and local_path(out_dir) is None:
             from kafka_forensics.jobs.spark_session import build_session
 
             spark = build_session()

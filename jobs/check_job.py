@@ -40,7 +40,7 @@ from kafka_forensics.core.tables import TABLES
 from kafka_forensics.core.verdict import VERDICT, Verdict
 
 from .check_config import CheckConfig, load_check_config
-from .fs import absolute, path_exists, write_text
+from .fs import absolute, local_path, path_exists, write_text
 from .spark_errors import short_error
 from .stored_tables import read_local_arrow, read_table
 
@@ -49,21 +49,13 @@ if TYPE_CHECKING:
 
 
 # ---- files ------------------------------------------------------------------------------------------
-def is_local(path: str) -> bool:
-    return "://" not in path or path.startswith("file://")
-
-
-def _local(path: str) -> str:
-    return path[len("file://") :] if path.startswith("file://") else path
-
-
 def write_atomically(spark: Optional[SparkSession], path: str, text: str) -> None:
     """Write a whole file so a reader sees the old one or the new one, never half: temp + rename.
     Local paths need no Spark; others go through Hadoop's FileSystem (rename is atomic on HDFS;
     on object stores a rename is a copy, still never a partial object)."""
-    if is_local(path):
-        target = _local(path)
-        os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+    target = local_path(path)
+    if target is not None:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
         tmp = f"{target}.{uuid.uuid4().hex}.tmp"
         with open(tmp, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -72,21 +64,22 @@ def write_atomically(spark: Optional[SparkSession], path: str, text: str) -> Non
     if spark is None:
         raise JobError(f"cannot write {path} without a Spark session")
     jvm = spark.sparkContext._jvm
-    target = jvm.org.apache.hadoop.fs.Path(path)
+    remote = jvm.org.apache.hadoop.fs.Path(path)
     tmp = jvm.org.apache.hadoop.fs.Path(f"{path}.{uuid.uuid4().hex}.tmp")
-    fs = target.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    fs = remote.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
     write_text(spark, str(tmp), text)
-    if fs.exists(target):
-        fs.delete(target, False)
-    if not fs.rename(tmp, target):
+    if fs.exists(remote):
+        fs.delete(remote, False)
+    if not fs.rename(tmp, remote):
         raise JobError(f"could not move {tmp} to {path}")
 
 
 def read_small_text(spark: Optional[SparkSession], path: str) -> Optional[str]:
     """A small file (a summary JSON) as text, or None if it does not exist (``spark`` None: a local path only)."""
-    if is_local(path):
+    local = local_path(path)
+    if local is not None:
         try:
-            with open(_local(path), encoding="utf-8") as handle:
+            with open(local, encoding="utf-8") as handle:
                 return handle.read()
         except FileNotFoundError:
             return None
@@ -98,9 +91,10 @@ def read_small_text(spark: Optional[SparkSession], path: str) -> Optional[str]:
 
 
 def _copy_tree_to(spark: SparkSession, local_dir: str, target: str) -> None:
-    if is_local(target):
-        shutil.rmtree(_local(target), ignore_errors=True)
-        shutil.copytree(local_dir, _local(target))
+    local = local_path(target)
+    if local is not None:
+        shutil.rmtree(local, ignore_errors=True)
+        shutil.copytree(local_dir, local)
         return
     jvm = spark.sparkContext._jvm
     dst = jvm.org.apache.hadoop.fs.Path(target)
@@ -206,7 +200,10 @@ def require_replay_tables(spark: Optional[SparkSession], out_dir: str) -> None:
     ``out_dir`` only when ``spark`` is None)."""
 
     def exists(path: str) -> bool:
-        return os.path.exists(_local(path)) if spark is None else path_exists(spark, path)
+        if spark is not None:
+            return path_exists(spark, path)
+        local = local_path(path)
+        return local is not None and os.path.exists(local)
 
     missing = [t for t in TABLES if not exists(f"{out_dir}/{t}")]
     if missing or not exists(f"{out_dir}/replay_summary.json"):
@@ -224,7 +221,9 @@ def _load_tables(spark: SparkSession, out_dir: str) -> dict[str, DataFrame]:
 
 
 def _load_arrow_tables(out_dir: str) -> dict[str, pa.Table]:
-    return {t: read_local_arrow(_local(out_dir), t) for t in TABLES}
+    local = local_path(out_dir)
+    assert local is not None, out_dir  # run_check refuses a remote DIR without Spark
+    return {t: read_local_arrow(local, t) for t in TABLES}
 
 
 @contextlib.contextmanager
@@ -331,7 +330,8 @@ def run_check(
     tables: dict[str, DataFrame] = {}
     arrow: dict[str, pa.Table] = {}
     try:
-        if spark is None and not is_local(out_dir):
+        local_dir = local_path(out_dir)
+        if spark is None and local_dir is None:
             raise UsageError(f"the check without Spark reads a local DIR only, not {out_dir}")
         require_replay_tables(spark, where)
         if spark is None:
@@ -340,9 +340,8 @@ def run_check(
         else:
             tables = _load_tables(spark, where)
             counts = {name: df.count() for name, df in tables.items()}
-        local = is_local(out_dir)
-        gx_root = _local(out_dir) if local else tempfile.mkdtemp(prefix="kafka-forensics-gx-")
-        if local:
+        gx_root = local_dir if local_dir is not None else tempfile.mkdtemp(prefix="kafka-forensics-gx-")
+        if local_dir is not None:
             for sub in ("gx", "data_docs"):
                 shutil.rmtree(os.path.join(gx_root, sub), ignore_errors=True)
         try:
@@ -367,7 +366,7 @@ def run_check(
             verdict.suites[suite], failed, warned = _summarise_suite(suite, result, config)
             verdict.failed_expectations += failed
             verdict.warnings += warned
-        if not local:
+        if local_dir is None:
             _copy_tree_to(spark, f"{gx_root}/data_docs", f"{out_dir}/data_docs")
             shutil.rmtree(gx_root, ignore_errors=True)
         verdict.passed = not verdict.failed_expectations

@@ -23,11 +23,11 @@ from typing import Any
 
 from kafka_forensics.core.errors import InputError
 
+from .fs import local_path
 from .fs import path_exists as _spark_path_exists
 from .fs import write_text as _spark_write_text
 
 _SQLFRAME = "sqlframe."
-_FILE = "file://"
 
 
 def duckdb_session() -> Any:
@@ -146,12 +146,11 @@ def unpersist(frame: Any) -> None:
 
 
 def _local(path: str) -> str:
-    """A local path for DuckDB: ``file://`` dropped; any other scheme is Spark's to read."""
-    if path.startswith(_FILE):
-        return path[len(_FILE) :]
-    if "://" in path:
+    """A local path for DuckDB (``fs.local_path``); any other filesystem is Spark's to read."""
+    local = local_path(path)
+    if local is None:
         raise InputError(f"{path}: DuckDB reads local paths only; Spark reads this one")
-    return path
+    return local
 
 
 __all__ = [

@@ -18,6 +18,18 @@ def scheme_of(path: str) -> str | None:
     return found.group(1).lower() if found else None
 
 
+def local_path(path: str) -> str | None:
+    """``path`` as an absolute path of this machine (a plain path, ``file:/x``, ``file:///x``), or None when it
+    names another filesystem (``hdfs://``, ``s3a://``): what the driver engine, DuckDB and Python's ``open``
+    can read and write without Hadoop's FileSystem."""
+    scheme = scheme_of(path)
+    if scheme is None:
+        return absolute(path)
+    if scheme == "file":
+        return absolute(re.sub(r"^file:(//)?", "", path, flags=re.IGNORECASE) or "/")
+    return None
+
+
 def absolute(path: str) -> str:
     """A local path without a scheme, made absolute against this Python process's working directory.
 

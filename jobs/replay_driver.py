@@ -54,7 +54,7 @@ from kafka_forensics.replay.kraft import resolve_metadata_events
 from kafka_forensics.replay.local import LocalReplay, Selection, replay_all
 from kafka_forensics.replay.story import STORY_JSON, Story, story_json, tell_local
 
-from .fs import absolute, scheme_of
+from .fs import absolute, local_path
 from .local_tables import write_table, write_text
 from .replay_options import ReplayOptions, ReplaySummary, impact_summary, validate_options
 
@@ -70,16 +70,6 @@ TABLE_ORDER: dict[str, tuple[str, ...]] = {
     IMPACT: ("cluster", "topic", "partition", "kind", "episode"),
     IMPACT_TOTALS: ("cluster", "kind", "topic"),
 }
-
-
-def local_path(out_dir: str) -> Optional[str]:
-    """``out_dir`` as a path of this machine, or None when it names another filesystem (hdfs://, s3a://)."""
-    scheme = scheme_of(out_dir)
-    if scheme is None:
-        return absolute(out_dir)
-    if scheme == "file":
-        return absolute(re.sub(r"^file:(//)?", "", out_dir) or "/")
-    return None
 
 
 def supports(options: ReplayOptions, out_dir: Optional[str] = None) -> bool:
