@@ -31,6 +31,7 @@ import platform
 import shutil
 import tempfile
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Mapping, Optional
 
 from pyspark.sql import DataFrame, SparkSession
@@ -41,6 +42,7 @@ from kafka_forensics.core.verdict import VERDICT, Verdict
 
 from .check_config import CheckConfig, load_check_config
 from .fs import absolute, local_path, path_exists, write_text
+from .local_tables import write_text as write_local_text
 from .spark_errors import short_error
 from .stored_tables import read_local_arrow, read_table
 
@@ -56,10 +58,7 @@ def write_atomically(spark: Optional[SparkSession], path: str, text: str) -> Non
     target = local_path(path)
     if target is not None:
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        tmp = f"{target}.{uuid.uuid4().hex}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
+        write_local_text(Path(target), text)
         return
     if spark is None:
         raise JobError(f"cannot write {path} without a Spark session")
