@@ -26,11 +26,13 @@ computes the same rows in Spark with window functions, and a test compares the t
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from array import array
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from itertools import pairwise
 from typing import Iterable, Optional, Sequence
+
+import numpy as np
 
 from kafka_forensics.statemachines.states import PartitionState as P
 
@@ -346,21 +348,73 @@ def _episode(
     }
 
 
+class BrokerLines:
+    """Every line each broker itself wrote, (time, file, line), compactly: ``last_seen`` asks which was the last at
+    or before a time. A replay that streams its lines (``jobs.replay_driver``) adds millions of them, so they are
+    kept as machine integers (about 20 bytes a line), not as a tuple of objects each."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, int] = {}
+        self._added: dict[int, tuple[array, array, array]] = {}  # broker -> (ts µs, file id, line)
+        self._sorted: Optional[dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]] = None
+        self._names: list[str] = []
+
+    def add(self, broker: int, ts: datetime, source_file: str, line_no: int) -> None:
+        micros, files, lines = self._added.get(broker) or self._added.setdefault(
+            broker, (array("q"), array("q"), array("q"))
+        )
+        micros.append((ts - _EPOCH) // _MICROSECOND)
+        files.append(self._files.setdefault(source_file, len(self._files)))
+        lines.append(line_no)
+        self._sorted = None
+
+    def _index(self) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Each broker's lines sorted by (time, file, line): file ids renumbered in the files' own order."""
+        if self._sorted is None:
+            self._names = sorted(self._files)
+            rank = np.empty(len(self._files), dtype=np.int64)
+            for n, name in enumerate(self._names):
+                rank[self._files[name]] = n
+            self._sorted = {}
+            for broker, (micros, files, lines) in self._added.items():
+                ts, fs, ls = (
+                    np.frombuffer(micros, np.int64),
+                    rank[np.frombuffer(files, np.int64)],
+                    np.frombuffer(lines, np.int64),
+                )
+                order = np.lexsort((ls, fs, ts))
+                self._sorted[broker] = (ts[order], fs[order], ls[order])
+        return self._sorted
+
+    def last_seen(self, broker: int, until: datetime) -> Optional[tuple[datetime, str]]:
+        """The last line ``broker`` itself wrote at or before ``until``: (its time, file:line)."""
+        found = self._index().get(broker)
+        if found is None:
+            return None
+        ts, fs, ls = found
+        i = int(np.searchsorted(ts, (until - _EPOCH) // _MICROSECOND, side="right")) - 1
+        if i < 0:
+            return None
+        return _EPOCH + timedelta(microseconds=int(ts[i])), f"{self._names[fs[i]]}:{ls[i]}"
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICROSECOND = timedelta(microseconds=1)
+
+
 @dataclass
 class ClusterFacts:
     """What one cluster's impact needs besides a partition's own rows."""
 
     brokers: list[dict]  # the ``brokers`` rows
     logs_end: Optional[datetime] = None  # the last timestamp of the cluster's lines
-    deletions: dict[str, list[tuple[datetime, str]]] | None = None  # topic -> (ts, ref) of deletion completions
-    writers: dict[int, list[tuple[datetime, str, int]]] | None = None  # broker -> its lines (ts, file, line)
+    deletions: dict[str, list[tuple[datetime, str]]] = field(default_factory=dict)  # topic -> (ts, ref), sorted
+    writers: BrokerLines = field(default_factory=BrokerLines)  # each broker's own lines
     session_timeout: Optional[tuple[int, str]] = None  # (ms, file:line) the longest a config dump states
 
     def last_seen(self, broker: int, until: datetime) -> Optional[tuple[datetime, str]]:
         """The last line ``broker`` itself wrote at or before ``until``."""
-        lines = (self.writers or {}).get(broker, [])
-        i = bisect_right(lines, (until, "\uffff", 1 << 62)) - 1
-        return (lines[i][0], f"{lines[i][1]}:{lines[i][2]}") if i >= 0 else None
+        return self.writers.last_seen(broker, until)
 
 
 def session_timeouts(events: Iterable[dict], cluster_of=lambda e: "") -> dict[str, tuple[int, str]]:
@@ -373,6 +427,41 @@ def session_timeouts(events: Iterable[dict], cluster_of=lambda e: "") -> dict[st
             if cluster not in out or found > out[cluster]:
                 out[cluster] = found
     return out
+
+
+class FactsBuilder:
+    """``ClusterFacts`` per cluster, gathered one line at a time (``add``), so that a replay streaming its lines
+    never holds them; ``cluster_facts`` is the same for lines in memory."""
+
+    def __init__(self, cluster_of=lambda e: "") -> None:
+        self._cluster_of = cluster_of
+        self._facts: dict[str, ClusterFacts] = {}
+
+    def _of(self, cluster: str) -> ClusterFacts:
+        return self._facts.get(cluster) or self._facts.setdefault(cluster, ClusterFacts([]))
+
+    def add(self, e: dict) -> None:
+        """One line: the last time of its cluster's lines, a topic deletion it completes, its broker's line."""
+        ts = e.get("ts")
+        if ts is None:
+            return
+        f = self._of(self._cluster_of(e))
+        f.logs_end = ts if f.logs_end is None or ts > f.logs_end else f.logs_end
+        if e["event_type"] == DELETION_COMPLETED and e.get("topic"):
+            f.deletions.setdefault(e["topic"], []).append((ts, f"{e['source_file']}:{e['line_no']}"))
+        if e.get("broker") is not None and e.get("log_kind") != "metadata":
+            f.writers.add(e["broker"], ts, e["source_file"], e["line_no"])
+
+    def facts(self, broker_rows: dict[str, list[dict]], timeouts: dict[str, tuple[int, str]]) -> dict:
+        """The facts per cluster, with each cluster's ``brokers`` rows and session timeout."""
+        out = {c: ClusterFacts(list(rows)) for c, rows in broker_rows.items()}
+        for cluster, stated in timeouts.items():
+            (out.get(cluster) or out.setdefault(cluster, ClusterFacts([]))).session_timeout = stated
+        for cluster, gathered in self._facts.items():
+            f = out.get(cluster) or out.setdefault(cluster, ClusterFacts([]))
+            f.logs_end, f.writers = gathered.logs_end, gathered.writers
+            f.deletions = {topic: sorted(lines) for topic, lines in gathered.deletions.items()}
+        return out
 
 
 def cluster_facts(
@@ -388,26 +477,10 @@ def cluster_facts(
     if timeouts is None:
         events = list(events)
         timeouts = session_timeouts(events, cluster_of)
-    facts: dict[str, ClusterFacts] = {c: ClusterFacts(list(rows), None, {}, {}) for c, rows in broker_rows.items()}
-    for cluster, stated in timeouts.items():
-        facts.setdefault(cluster, ClusterFacts([], None, {}, {})).session_timeout = stated
+    builder = FactsBuilder(cluster_of)
     for e in events:
-        ts = e.get("ts")
-        if ts is None:
-            continue
-        f = facts.setdefault(cluster_of(e), ClusterFacts([], None, {}, {}))
-        assert f.deletions is not None and f.writers is not None
-        f.logs_end = ts if f.logs_end is None or ts > f.logs_end else f.logs_end
-        if e["event_type"] == DELETION_COMPLETED and e.get("topic"):
-            f.deletions.setdefault(e["topic"], []).append((ts, f"{e['source_file']}:{e['line_no']}"))
-        if e.get("broker") is not None and e.get("log_kind") != "metadata":
-            f.writers.setdefault(e["broker"], []).append((ts, e["source_file"], e["line_no"]))
-    for f in facts.values():
-        for topic_deletions in (f.deletions or {}).values():
-            topic_deletions.sort()
-        for lines in (f.writers or {}).values():
-            lines.sort()
-    return facts
+        builder.add(e)
+    return builder.facts(broker_rows, timeouts)
 
 
 def session_timeout_of(event: dict) -> Optional[tuple[int, str]]:
@@ -613,7 +686,9 @@ __all__ = [
     "UNAVAILABLE",
     "UNDER_MIN_ISR",
     "UNDER_REPLICATED",
+    "BrokerLines",
     "ClusterFacts",
+    "FactsBuilder",
     "MinIsr",
     "MinIsrOption",
     "MinIsrTable",

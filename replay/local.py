@@ -9,12 +9,12 @@ compares the two on the real-log corpus.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional
 
 from .cluster import ACTING_TYPES, ClusterContext, build_cluster_context, is_cluster_row
 from .collector import rare_full_collections
 from .events import compact_event, compact_events
-from .findings import Finding, findings_order_key, ref_of, unique_findings
+from .findings import Finding, findings_order_key, unique_findings
 from .kraft import resolve_metadata_events
 from .partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from .partition_view import OFFLINE_REPLICAS_MARKED, per_partition_events
@@ -47,37 +47,53 @@ def _time_key(e: dict) -> tuple:
     return (e.get("ts") is None, e.get("ts") or 0, e["source_file"], e["line_no"])
 
 
-def controller_activity(events: Sequence[dict]) -> list[dict]:
+class ControllerActivity:
+    """One row per (controller_id, controller_epoch) of controller-authored lines: first/last action and how many,
+    gathered one line at a time (a replay that streams its lines never holds them)."""
+
+    def __init__(self) -> None:
+        # (epoch, id) -> [first (ts, file, line), last (ts, file, line), lines]
+        self._acts: dict[tuple[int, int], list] = {}
+
+    def add(self, e: dict) -> None:
+        """One line: counted if a controller's action with its id, epoch and time."""
+        if e["event_type"] not in ACTING_TYPES:
+            return
+        epoch, cid, ts = e.get("controller_epoch"), e.get("controller_id"), e.get("ts")
+        if epoch is None or cid is None or ts is None:
+            return
+        at = (ts, e["source_file"], e["line_no"])
+        act = self._acts.get((epoch, cid))
+        if act is None:
+            self._acts[(epoch, cid)] = [at, at, 1]
+            return
+        if at < act[0]:  # equal places: the line added first stays first, the one added last is last
+            act[0] = at
+        if at >= act[1]:
+            act[1] = at
+        act[2] += 1
+
+    def rows(self) -> list[dict]:
+        return [
+            {
+                "controller_epoch": epoch,
+                "controller_id": cid,
+                "n": n,
+                "first_ts": first[0],
+                "last_ts": last[0],
+                "first_ref": f"{first[1]}:{first[2]}",
+                "last_ref": f"{last[1]}:{last[2]}",
+            }
+            for (epoch, cid), (first, last, n) in sorted(self._acts.items())
+        ]
+
+
+def controller_activity(events: Iterable[dict]) -> list[dict]:
     """One row per (controller_id, controller_epoch) of controller-authored lines: first/last action."""
-    acts: dict[tuple, tuple[dict, dict, int]] = {}  # (epoch, id) -> (first line, last line, lines)
-    # (time, file, line, position): every ts is known here, and the position keeps the sort stable. The
-    # position, not the event: a tuple holding a dict is never untracked by the cycle collector (``events``)
-    acting = [
-        (e["ts"], e["source_file"], e["line_no"], n)
-        for n, e in enumerate(events)
-        if e["event_type"] in ACTING_TYPES
-        and e.get("controller_id") is not None
-        and e.get("controller_epoch") is not None
-        and e.get("ts") is not None
-    ]
-    acting.sort()
-    for *_, n in acting:
-        e = events[n]
-        key = (e["controller_epoch"], e["controller_id"])
-        first, _, count = acts.get(key, (e, e, 0))
-        acts[key] = (first, e, count + 1)
-    return [
-        {
-            "controller_epoch": key[0],
-            "controller_id": key[1],
-            "n": n,
-            "first_ts": first["ts"],
-            "last_ts": last["ts"],
-            "first_ref": ref_of(first),
-            "last_ref": ref_of(last),
-        }
-        for key, (first, last, n) in sorted(acts.items())
-    ]
+    activity = ControllerActivity()
+    for e in events:
+        activity.add(e)
+    return activity.rows()
 
 
 @dataclass(frozen=True)
@@ -98,53 +114,93 @@ class Selection:
 EVERYTHING = Selection()
 
 
+def is_partition_line(e: dict) -> bool:
+    """A line of one partition as it is, replayed in that partition's group: no cluster line, no stale-epoch
+    refusal, not a line naming several partitions (``ClusterLines.add`` routes those)."""
+    return (
+        e.get("topic") is not None
+        and e.get("partition") is not None
+        and e["event_type"] in PARTITION_EVENT_TYPES
+        and e["event_type"] != OFFLINE_REPLICAS_MARKED
+        and not is_stale_epoch_event(e)
+        and not is_cluster_row(e)
+    )
+
+
+class ClusterLines:
+    """One cluster's lines, sorted in one pass into what each stage reads: the cluster's own lines, the
+    controllers' actions and the templates (the context), each partition's lines, the stale-epoch episodes."""
+
+    def __init__(self) -> None:
+        self.cluster_lines: list[dict] = []
+        self.activity = ControllerActivity()
+        self.templates: set = set()
+        self.partitions: dict[tuple, list[dict]] = {}
+        self.stale: dict[tuple, list[dict]] = {}
+
+    def add(self, e: dict) -> None:
+        event_type = e["event_type"]
+        if e.get("template"):
+            self.templates.add((e.get("broker"), e["template"]))
+        if e.get("ts") is not None and is_cluster_row(e):
+            self.cluster_lines.append(e)
+        self.activity.add(e)
+        if is_stale_epoch_event(e):
+            self.stale.setdefault(group_key(e), []).append(e)
+        elif event_type == OFFLINE_REPLICAS_MARKED:
+            for p in per_partition_events(e):
+                self.partitions.setdefault((p["topic"], p["partition"]), []).append(p)
+        elif e.get("topic") is not None and e.get("partition") is not None and event_type in PARTITION_EVENT_TYPES:
+            self.partitions.setdefault((e["topic"], e["partition"]), []).append(e)
+
+    def context(self, cluster: str, skew_seconds: float, templates: Optional[set] = None) -> ClusterContext:
+        """The cluster's context (``templates``: the ones to date brokers by, default the lines' own)."""
+        return build_cluster_context(
+            cluster,
+            sorted(self.cluster_lines, key=_time_key),
+            self.activity.rows(),
+            skew_seconds,
+            sorted(self.templates if templates is None else templates, key=repr),
+        )
+
+
+def replay_partition_lines(
+    events: list[dict], ctx: ClusterContext, cfg: ReplayConfig, sel: Selection, out: LocalReplay
+) -> None:
+    """One partition's lines replayed (those ``sel`` keeps), its rows and findings added to ``out``."""
+    if sel.keep_partition is not None:
+        events = [e for e in events if sel.keep_partition(e)]
+        if not events:
+            return
+    result = replay_partition(events, ctx, cfg)
+    out.partition_intervals.extend(result.partition_intervals)
+    out.replica_intervals.extend(result.replica_intervals)
+    out.findings.extend(result.findings)
+
+
+def stale_epoch_findings(cluster: str, lines: ClusterLines, sel: Selection) -> list[Finding]:
+    """One finding per stale-epoch episode of the cluster (none when ``sel`` replays only some partitions)."""
+    return (
+        [stale_epoch_finding(cluster, lines.stale[key]) for key in sorted(lines.stale, key=repr)]
+        if sel.stale_epochs
+        else []
+    )
+
+
 def _replay_cluster(
     cluster: str, evs: list[dict], user_version: Optional[str], skew_seconds: float, out: LocalReplay, sel: Selection
 ):
     """One cluster's lines, sorted in one pass into what each stage reads, then replayed."""
-    cluster_lines, acting, templates = [], [], set()
-    partitions: dict[tuple, list[dict]] = {}
-    stale: dict[tuple, list[dict]] = {}
+    lines = ClusterLines()
     for e in evs:
-        event_type = e["event_type"]
-        if e.get("template"):
-            templates.add((e.get("broker"), e["template"]))
-        if e.get("ts") is not None:
-            if is_cluster_row(e):
-                cluster_lines.append(e)
-            if event_type in ACTING_TYPES:
-                acting.append(e)
-        if is_stale_epoch_event(e):
-            stale.setdefault(group_key(e), []).append(e)
-        elif event_type == OFFLINE_REPLICAS_MARKED:
-            for p in per_partition_events(e):
-                partitions.setdefault((p["topic"], p["partition"]), []).append(p)
-        elif e.get("topic") is not None and e.get("partition") is not None and event_type in PARTITION_EVENT_TYPES:
-            partitions.setdefault((e["topic"], e["partition"]), []).append(e)
-    if sel.templates is not None:
-        templates = sel.templates.get(cluster, set())
-    ctx = build_cluster_context(
-        cluster,
-        sorted(cluster_lines, key=_time_key),
-        controller_activity(acting),
-        skew_seconds,
-        sorted(templates, key=repr),
-    )
+        lines.add(e)
+    ctx = lines.context(cluster, skew_seconds, None if sel.templates is None else sel.templates.get(cluster, set()))
     out.contexts[cluster] = ctx
     out.findings.extend(ctx.findings)
     cfg = ReplayConfig(cluster=cluster, user_version=user_version)
-    for key in sorted(partitions):
-        events = partitions[key]
-        if sel.keep_partition is not None:
-            events = [e for e in events if sel.keep_partition(e)]
-            if not events:
-                continue
-        result = replay_partition(events, ctx, cfg)
-        out.partition_intervals.extend(result.partition_intervals)
-        out.replica_intervals.extend(result.replica_intervals)
-        out.findings.extend(result.findings)
-    for key in sorted(stale, key=repr) if sel.stale_epochs else ():
-        out.findings.append(stale_epoch_finding(cluster, stale[key]))
+    for key in sorted(lines.partitions):
+        replay_partition_lines(lines.partitions[key], ctx, cfg, sel, out)
+    out.findings.extend(stale_epoch_findings(cluster, lines, sel))
 
 
 def replay_all(
