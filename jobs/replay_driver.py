@@ -24,20 +24,18 @@ choice of engine: everything is in memory, as in the Spark job's driver only the
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
-import pyarrow.dataset as ds
-
-from kafka_forensics.core.errors import InputError, UsageError
+from kafka_forensics.core.errors import UsageError
 from kafka_forensics.core.tables import (
     BROKERS,
     CONTROLLERS,
-    EVENTS,
     FINDINGS,
     IMPACT,
     IMPACT_TOTALS,
@@ -45,18 +43,28 @@ from kafka_forensics.core.tables import (
     REPLICA_TIMELINE,
 )
 from kafka_forensics.replay.collector import rare_full_collections
-from kafka_forensics.replay.events import LINE_COLUMNS, TEXT_EVENT_TYPES, compact_batch
+from kafka_forensics.replay.events import TEXT_EVENT_TYPES
 from kafka_forensics.replay.filters import keeps_place, keeps_time
 from kafka_forensics.replay.final_state import snapshot_findings
 from kafka_forensics.replay.findings import Finding, findings_order_key, unique_findings
-from kafka_forensics.replay.impact import cluster_facts, impact_rows, impact_totals, min_isr_table, session_timeouts
+from kafka_forensics.replay.impact import FactsBuilder, impact_rows, impact_totals, min_isr_table, session_timeouts
 from kafka_forensics.replay.kraft import resolve_metadata_events
-from kafka_forensics.replay.local import LocalReplay, Selection, replay_all
+from kafka_forensics.replay.local import (
+    ClusterLines,
+    LocalReplay,
+    Selection,
+    replay_partition_lines,
+    stale_epoch_findings,
+)
+from kafka_forensics.replay.partition import ReplayConfig
 from kafka_forensics.replay.story import STORY_JSON, Story, story_json, tell_local
 
 from .fs import absolute, local_path
 from .local_tables import write_table, write_text
 from .replay_options import ReplayOptions, ReplaySummary, impact_summary, validate_options
+from .replay_streams import IN_GROUP, EventStreams
+
+_MIN_TS = datetime.min.replace(tzinfo=timezone.utc)
 
 SUMMARY_JSON = "replay_summary.json"
 FINDINGS_JSONL = "findings.jsonl"
@@ -92,19 +100,8 @@ def _cluster_of(cluster_from_path: Optional[str]) -> Callable[[str], str]:
     return of
 
 
-def read_events(out_dir: str, cluster_from_path: Optional[str]) -> list[dict]:
-    """``out_dir/events`` as the replay reads it (``replay.events``: the columns it reads, tuples, aware UTC
-    times), each event with its ``cluster``."""
-    path = Path(out_dir) / EVENTS
-    if not path.is_dir():
-        raise InputError(f"{path}: no events table (run parse first)")
-    table = ds.dataset(path, format="parquet").to_table(columns=list(LINE_COLUMNS))
-    of = _cluster_of(cluster_from_path)
-    out: list[dict] = []
-    with rare_full_collections():
-        for batch in table.to_batches(max_chunksize=1000):
-            out += compact_batch(batch, cluster=[of(p) for p in batch.column("source_file").to_pylist()])
-    return out
+def _always(e: dict) -> bool:
+    return True
 
 
 def _partition_filter(options: ReplayOptions) -> Optional[Callable[[dict], bool]]:
@@ -131,47 +128,99 @@ def _unclean_times(findings: Iterable[Finding]) -> dict[tuple, list[datetime]]:
     return out
 
 
-class DriverReplay:
-    """Every output of one replay, in memory, in the order the Spark job writes it."""
+def _spark_order(e: dict) -> tuple:
+    """A partition's lines in the order the Spark job hands them to its replay (``ts`` nulls first, file, line)."""
+    ts = e.get("ts")
+    return (ts is not None, ts or _MIN_TS, e["source_file"], e["line_no"])
 
-    def __init__(self, events: list[dict], options: ReplayOptions):
+
+class DriverReplay:
+    """Every output of one replay, in the order the Spark job writes it. The lines are read as three streams
+    (``replay_streams``): only the cluster-wide lines, one partition's lines and what the outputs hold are in
+    memory at a time."""
+
+    def __init__(self, streams: EventStreams, options: ReplayOptions):
         cluster = itemgetter("cluster")
-        templates: dict[str, set] = {}
-        for e in events:  # every line dates its broker, inside the time window or not (as the job's templates)
-            if e.get("template") is not None:
-                templates.setdefault(e["cluster"], set()).add((e["broker"], e["template"]))
+        templates = streams.templates()  # every line dates its broker, inside the time window or not
+        side = streams.side_lines()
         # what the raw lines state (messages intact): min.insync.replicas, the session timeout
-        min_isr = min_isr_table(events, options.min_isr.default, options.min_isr.topics)
-        timeouts = session_timeouts(events, cluster)
+        min_isr = min_isr_table(side, options.min_isr.default, options.min_isr.topics)
+        timeouts = session_timeouts(side, cluster)
         flt = options.event_filter
-        lines = [e for e in events if keeps_time(flt, e)] if flt is not None and flt.has_time else events
-        for e in lines:  # the job's _prepare: the message and stack only where a rule reads them
+        kept: Callable[[dict], bool] = (lambda e: keeps_time(flt, e)) if flt is not None and flt.has_time else _always
+        side = [e for e in side if kept(e)]
+        for e in side:  # the job's _prepare: the message and stack only where a rule reads them
             if e["event_type"] not in TEXT_EVENT_TYPES:
                 e["message"] = e["stack"] = None
-        lines = resolve_metadata_events(lines)
-        local: LocalReplay = replay_all(
-            lines,
-            cluster_of=cluster,
-            user_version=options.kafka_version,
-            skew_seconds=options.clock_skew_seconds,
-            selection=Selection(templates, _partition_filter(options), stale_epochs=not options.has_place),
-            metadata_resolved=True,
-        )
-        self.contexts = local.contexts
-        self.partition_timeline = _ordered(local.partition_intervals, TABLE_ORDER[PARTITION_TIMELINE])
-        self.replica_timeline = _ordered(local.replica_intervals, TABLE_ORDER[REPLICA_TIMELINE])
+        side = resolve_metadata_events(side)
+        facts = FactsBuilder(cluster)
+        lines: dict[str, ClusterLines] = {}
+        for e in side:
+            (lines.get(e["cluster"]) or lines.setdefault(e["cluster"], ClusterLines())).add(e)
+            facts.add(e)
+        for e in streams.light_lines():
+            if kept(e):
+                (lines.get(e["cluster"]) or lines.setdefault(e["cluster"], ClusterLines())).activity.add(e)
+                if not e[IN_GROUP]:
+                    facts.add(e)
+        sel = Selection(templates, _partition_filter(options), stale_epochs=not options.has_place)
+        out = LocalReplay()
+        for name in sorted(lines):
+            out.contexts[name] = lines[name].context(name, options.clock_skew_seconds, templates.get(name, set()))
+        per_partition: dict[tuple, LocalReplay] = {}
+        for (name, topic, partition), group in streams.partition_groups():
+            group = [e for e in group if kept(e)]
+            if not group:
+                continue
+            for e in group:
+                facts.add(e)
+            if name not in out.contexts:  # a cluster of partitions' lines only
+                lines[name] = ClusterLines()
+                out.contexts[name] = lines[name].context(name, options.clock_skew_seconds, templates.get(name, set()))
+            side_lines = sorted(lines[name].partitions.pop((topic, partition), ()), key=_spark_order)
+            merged = list(heapq.merge(group, side_lines, key=_spark_order)) if side_lines else group
+            self._replay(merged, name, (topic, partition), options, sel, out, per_partition)
+        for name in sorted(lines):
+            for key, rest in sorted(lines[name].partitions.items()):
+                self._replay(rest, name, key, options, sel, out, per_partition)
+        for name in sorted(lines):  # in replay_all's order: the context's, each partition's, the stale epochs'
+            out.findings.extend(out.contexts[name].findings)
+            for key in sorted(k for k in per_partition if k[0] == name):
+                out.findings.extend(per_partition[key].findings)
+            out.findings.extend(stale_epoch_findings(name, lines[name], sel))
+        self.contexts = {name: out.contexts[name] for name in sorted(out.contexts)}
+        self.partition_timeline = _ordered(out.partition_intervals, TABLE_ORDER[PARTITION_TIMELINE])
+        self.replica_timeline = _ordered(out.replica_intervals, TABLE_ORDER[REPLICA_TIMELINE])
         lag, skew = timedelta(seconds=options.describe_lag_seconds), timedelta(seconds=options.clock_skew_seconds)
         final = snapshot_findings(self.partition_timeline, self.contexts, options.snapshots, lag, skew)
-        unique = sorted(unique_findings([*local.findings, *final]), key=findings_order_key)
+        replayed = sorted(unique_findings(out.findings), key=findings_order_key)
+        unique = sorted(unique_findings([*replayed, *final]), key=findings_order_key)
         self.findings = [f.to_row() for f in unique]
         names = sorted(self.contexts)
         self.controllers = [c.to_row(n) for n in names for c in self.contexts[n].controllers]
         brokers = {n: [b.to_row(n) for b in self.contexts[n].brokers] for n in names}
         self.brokers = [row for n in names for row in brokers[n]]
-        facts = cluster_facts(lines, brokers, cluster, timeouts)
-        impact = impact_rows(self.partition_timeline, facts, min_isr, _unclean_times(unique))
+        impact = impact_rows(self.partition_timeline, facts.facts(brokers, timeouts), min_isr, _unclean_times(unique))
         self.impact = _ordered(impact, TABLE_ORDER[IMPACT])
         self.impact_totals = _ordered(impact_totals(impact), TABLE_ORDER[IMPACT_TOTALS])
+
+    @staticmethod
+    def _replay(
+        events: list[dict],
+        cluster: str,
+        key: tuple,
+        options: ReplayOptions,
+        sel: Selection,
+        out: LocalReplay,
+        per_partition: dict[tuple, LocalReplay],
+    ) -> None:
+        """One partition replayed: its rows into ``out``, its findings kept apart until they are put in order."""
+        own = per_partition.setdefault((cluster, *key), LocalReplay())
+        cfg = ReplayConfig(cluster=cluster, user_version=options.kafka_version)
+        replay_partition_lines(events, out.contexts[cluster], cfg, sel, own)
+        out.partition_intervals.extend(own.partition_intervals)
+        out.replica_intervals.extend(own.replica_intervals)
+        own.partition_intervals, own.replica_intervals = [], []
 
     def summary(self, out_dir: str) -> ReplaySummary:
         """``jobs.replay_job.summarize`` of these outputs."""
@@ -232,8 +281,8 @@ def replay_in_driver(out_dir: str, options: ReplayOptions) -> ReplaySummary:
         raise UsageError(
             f"{out_dir}: the replay in the driver writes local directories only (the Spark job writes any)"
         )
-    with rare_full_collections():
-        replayed = DriverReplay(read_events(local, options.cluster_from_path), options)
+    with rare_full_collections(), EventStreams(local, _cluster_of(options.cluster_from_path)) as streams:
+        replayed = DriverReplay(streams, options)
     return write_outputs(replayed, local, absolute(out_dir))
 
 
@@ -257,14 +306,13 @@ def story_in_driver(inputs: list[str], parse_options, options: ReplayOptions) ->
     validate_options(options)
     with tempfile.TemporaryDirectory(prefix="kafka-forensics-story-") as scratch:
         parse_in_driver(inputs, scratch, parse_options, scratch=True)
-        with rare_full_collections():
-            replayed = DriverReplay(read_events(scratch, options.cluster_from_path), options)
+        with rare_full_collections(), EventStreams(scratch, _cluster_of(options.cluster_from_path)) as streams:
+            replayed = DriverReplay(streams, options)
     return replayed.stories()
 
 
 __all__ = [
     "DriverReplay",
-    "read_events",
     "replay_in_driver",
     "run_replay_in_driver",
     "story_in_driver",

@@ -52,6 +52,7 @@ RECOVERING = 1
 MV_LEADER_RECOVERY = 3
 MV_ELR = 22
 RECORD_TYPES = frozenset({"metadata_partition", "metadata_partition_change", "metadata_remove_topic"})
+TOPIC_RECORD = "metadata_topic"  # a TopicRecord: the name of a topic id (``resolve_metadata_events``)
 BROKER_VIEW_TYPES = frozenset({"leader_starts", "follower_starts"})
 # "UNCLEAN partition change for t-p with topic ID X: <diff>" (kraft.lark; every controller logs it on replay).
 UNCLEAN_LINE = "kraft_unclean_partition_change"
@@ -666,7 +667,7 @@ def resolve_metadata_events(events: list[dict]) -> list[dict]:
     any TopicRecord), and each RemoveTopicRecord repeated for every partition of its topic."""
     names: dict[tuple, str] = {}
     for e in events:
-        if e["event_type"] == "metadata_topic":
+        if e["event_type"] == TOPIC_RECORD:
             tid = attr(e, "topic_id")
             if e.get("topic") and tid:
                 key = (e.get("cluster", ""), tid)
