@@ -1,0 +1,97 @@
+"""The three streams the driver's replay reads (``jobs/replay_streams.py``), on every recorded real incident
+(``sample_logs/real-*``: ZooKeeper and KRaft, 0.10 to 4.1) and the bundled sample, against the replay's own
+Python routing of the same lines (``replay.local.ClusterLines``, ``is_partition_line``, the impact facts).
+
+That the replay on these streams equals the Spark job's is ``test_replay_driver.py``; here, that no line is lost
+or read twice, and that a line the cluster-wide stages read is never streamed as only a partition's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kafka_forensics.jobs.replay_streams import IN_GROUP, EventStreams
+from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING
+from kafka_forensics.replay.kraft import RECORD_TYPES, TOPIC_RECORD
+from kafka_forensics.replay.local import ClusterLines, is_partition_line, replay_events
+from tests.jobs.test_replay_driver import SAMPLE, write_events
+from tests.support.recorded import parsed_rows, require_recorded
+
+
+def _place(e: dict) -> tuple:
+    return (e["source_file"], e["line_no"])
+
+
+@pytest.fixture(scope="module")
+def streamed(tmp_path_factory) -> tuple[list[dict], list[dict], list[tuple], dict[tuple, dict]]:
+    """(side lines, light lines, partition groups, every parsed line by its place, as the replay reads it) of the
+    incidents and the sample."""
+    directories = [*require_recorded(), SAMPLE]
+    out = write_events(tmp_path_factory.mktemp("streams"), directories)
+    lines = {_place(e): e for directory in directories for e in replay_events(parsed_rows(directory)[0])}
+    with EventStreams(str(out), lambda path: path.split("/sample_logs/")[-1].split("/")[0]) as streams:
+        return streams.side_lines(), list(streams.light_lines()), list(streams.partition_groups()), lines
+
+
+def _cluster_wide(e: dict) -> bool:
+    """Whether a stage other than the line's own partition's replay reads the line, by the replay's own code."""
+    lines = ClusterLines()
+    lines.add(e)
+    only_its_partition = (
+        not lines.cluster_lines
+        and not lines.stale
+        and list(lines.partitions)
+        in (
+            [],
+            [(e.get("topic"), e.get("partition"))],
+        )
+    )
+    return (
+        not only_its_partition
+        or e["event_type"] in RECORD_TYPES | {TOPIC_RECORD}
+        or e.get("log_kind") == "metadata"
+        or SETTING in (e.get("message") or "")
+        or (e.get("message") or "").startswith(CONFIG_DUMP_START)
+    )
+
+
+def test_every_line_is_streamed_once(streamed):
+    side, light, groups, lines = streamed
+    grouped = [e for _, group in groups for e in group]
+    facts_only = [e for e in light if not e[IN_GROUP]]
+    assert Counter(map(_place, side + facts_only + grouped)) == Counter(dict.fromkeys(lines, 1))
+    # the controllers' actions among the partitions' lines are read twice: light for the context, whole in their group
+    assert {_place(e) for e in light if e[IN_GROUP]} <= {_place(e) for e in grouped}
+    assert len(groups) == len({key for key, _ in groups}), "a partition's lines come as one group"
+
+
+def test_a_line_the_cluster_reads_is_a_side_line(streamed):
+    side, light, groups, lines = streamed
+    grouped = [e for _, group in groups for e in group]
+    assert all(is_partition_line(e) for e in grouped)
+    # judged on the whole line (a group's lines keep their message only where a rule reads it; light lines have none)
+    assert not [e for e in grouped if _cluster_wide(lines[_place(e)])]
+    assert not [e for e in light if not e[IN_GROUP] and _cluster_wide(lines[_place(e)])]
+    # the incidents have lines of every kind the side test looks for, so the checks above are not empty
+    kinds = Counter(e["event_type"] for e in side)
+    assert kinds["controller_elected"] and kinds["stale_controller_epoch_rejected"]
+    assert any(e.get("log_kind") == "metadata" for e in side) or any(e["event_type"] in RECORD_TYPES for e in side)
+
+
+def test_a_group_is_in_the_order_the_spark_job_replays_it(streamed):
+    _, _, groups, _ = streamed
+    for (cluster, topic, partition), group in groups:
+        assert {(e["cluster"], e["topic"], e["partition"]) for e in group} == {(cluster, topic, partition)}
+        keys = [(e["ts"] is not None, e["ts"] or 0, e["source_file"], e["line_no"]) for e in group if e["ts"]]
+        assert keys == sorted(keys)
+    assert [k for k, _ in groups] == sorted(k for k, _ in groups)
+
+
+def test_no_events_table_is_an_input_error(tmp_path: Path):
+    from kafka_forensics.core.errors import InputError
+
+    with pytest.raises(InputError, match="no events table"):
+        EventStreams(str(tmp_path), lambda path: "")
