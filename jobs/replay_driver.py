@@ -3,7 +3,7 @@
 On a small input every second of the Spark replay is Spark's fixed cost per query (about a hundred
 jobs: the cluster contexts' collects, the grouped replay, impact's window queries, the final state,
 the story, eight table writes), not the input. ``replay_in_driver`` does the same work with the pure
-twins the Spark job is tested against, in one pass over the events, and writes exactly what
+twins the Spark job is tested against, and writes exactly what
 ``jobs.replay_job.replay_events`` writes - the same tables (same rows, values, column types and row
 order), ``findings.jsonl``, ``replay_summary.json`` and ``story.json`` - so the stages after it, and the
 user, cannot tell which engine ran. ``tests/jobs/test_replay_driver.py`` holds the two equal, output for
@@ -13,13 +13,15 @@ It wires the pieces as the Spark job does (``replay_frames``), step for step:
 - ``cluster`` from ``--cluster-from-path``; the broker-dating templates from every line; the time
   window (``replay.filters``); the message kept only on the lines a rule reads it of (``TEXT_EVENT_TYPES``);
   KRaft metadata resolved (``replay.kraft``);
-- contexts, the per-partition replay and the stale-epoch episodes (``replay.local.replay_all``), with
-  ``--topic``/``--partition``/``--partitions`` applied to the partition stage only;
+- contexts, the per-partition replay and the stale-epoch episodes (``replay.local``'s pieces, as ``replay_all``
+  wires them), with ``--topic``/``--partition``/``--partitions`` applied to the partition stage only;
 - the final-state oracle (``replay.final_state.snapshot_findings``), impact and its totals
   (``replay.impact``), the story (``replay.story.tell_local``).
 
-It never imports pyspark (it runs before or while the JVM starts). Its input is bounded by the caller's
-choice of engine: everything is in memory, as in the Spark job's driver only the small tables are.
+Like the Spark job, it never holds the lines: it reads them as three streams (``replay_streams``), the
+cluster-wide lines first (contexts), then each partition's lines one group at a time, and keeps what the
+outputs hold and, per broker, where its lines are (``impact.BrokerLines``, about 20 bytes a line).
+It never imports pyspark (it runs before or while the JVM starts).
 """
 
 from __future__ import annotations
