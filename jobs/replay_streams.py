@@ -38,21 +38,21 @@ from kafka_forensics.replay.kraft import RECORD_TYPES, TOPIC_RECORD
 from kafka_forensics.replay.local import is_partition_line
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES
 from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED
-from kafka_forensics.replay.stale_epochs import REJECTED, RESPONSE
+from kafka_forensics.replay.stale_epochs import REJECTED, RESPONSE, RESPONSE_ATTR
 
 # What DuckDB may hold before its sort spills to disk (it runs beside the replay's own Python objects).
 MEMORY_LIMIT = "1GB"
 BATCH_ROWS = 4096
 
 # Every line a cluster-wide stage may read. Each clause may take more lines than its stage reads, never fewer:
-# a refusal's error code 11 (``stale_epochs.TOP_LEVEL_ERROR_11``) cannot match without "error_code=11" or "11)";
-# an attribute or a literal is looked for in the whole map's text. NULLs count as false.
+# a refusal's error code 11 (``stale_epochs.TOP_LEVEL_ERROR_11``) cannot match without "error_code=11" or "11)".
+# NULLs count as false.
 _SIDE_CLAUSES = (
     "list_contains($side_types, event_type)",
     "log_kind = 'metadata'",
-    f"event_type = '{RESPONSE}' AND (contains(CAST(attrs AS VARCHAR), 'error_code=11')"
-    " OR contains(CAST(attrs AS VARCHAR), '11)'))",
-    f"contains(CAST(attrs AS VARCHAR), '{OFFSET_GAP_ATTR}')",
+    f"event_type = '{RESPONSE}' AND (contains(attrs['{RESPONSE_ATTR}'], 'error_code=11')"
+    f" OR contains(attrs['{RESPONSE_ATTR}'], '11)'))",
+    f"map_contains(attrs, '{OFFSET_GAP_ATTR}')",
     f"contains(message, '{SETTING}')",
     f"starts_with(message, '{CONFIG_DUMP_START}')",
 )
@@ -62,7 +62,7 @@ PARTITION = "topic IS NOT NULL AND partition IS NOT NULL AND list_contains($part
 _SIDE_TYPES = sorted(
     CLUSTER_EVENT_TYPES | RECORD_TYPES | {TOPIC_RECORD, REJECTED, OFFLINE_REPLICAS_MARKED, DELETION_COMPLETED}
 )
-for _literal in (SETTING, CONFIG_DUMP_START, OFFSET_GAP_ATTR, *_SIDE_TYPES):
+for _literal in (SETTING, CONFIG_DUMP_START, OFFSET_GAP_ATTR, RESPONSE_ATTR, *_SIDE_TYPES):
     assert "'" not in _literal, _literal  # spelled into the SQL above
 LIGHT_COLUMNS = (
     "cluster",

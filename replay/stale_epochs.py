@@ -30,6 +30,7 @@ _ERROR_11 = re.compile(TOP_LEVEL_ERROR_11)
 
 REJECTED = "stale_controller_epoch_rejected"
 RESPONSE = "controller_response"
+RESPONSE_ATTR = "response"  # the response a controller logged, as text
 
 
 def is_stale_epoch_event(event: dict) -> bool:
@@ -37,7 +38,7 @@ def is_stale_epoch_event(event: dict) -> bool:
     if event["event_type"] == REJECTED:
         return True
     if event["event_type"] == RESPONSE:
-        return bool(_ERROR_11.search(attr(event, "response") or ""))
+        return bool(_ERROR_11.search(attr(event, RESPONSE_ATTR) or ""))
     return False
 
 

@@ -1,5 +1,6 @@
 """The three streams the driver's replay reads (``jobs/replay_streams.py``), on every recorded real incident
-(``sample_logs/real-*``: ZooKeeper and KRaft, 0.10 to 4.1) and the bundled sample, against the replay's own
+(``sample_logs/real-*``: ZooKeeper and KRaft, 0.10 to 4.1), the bundled sample and a simulated zombie controller,
+against the replay's own
 Python routing of the same lines (``replay.local.ClusterLines``, ``is_partition_line``, the impact facts).
 
 That the replay on these streams equals the Spark job's is ``test_replay_driver.py``; here, that no line is lost
@@ -17,8 +18,10 @@ from kafka_forensics.jobs.replay_streams import IN_GROUP, EventStreams
 from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING
 from kafka_forensics.replay.kraft import RECORD_TYPES, TOPIC_RECORD
 from kafka_forensics.replay.local import ClusterLines, is_partition_line, replay_events
+from kafka_forensics.replay.stale_epochs import RESPONSE, is_stale_epoch_event
 from tests.jobs.test_replay_driver import SAMPLE, write_events
 from tests.support.recorded import parsed_rows, require_recorded
+from tests.support.simulator import simulated
 
 
 def _place(e: dict) -> tuple:
@@ -29,7 +32,10 @@ def _place(e: dict) -> tuple:
 def streamed(tmp_path_factory) -> tuple[list[dict], list[dict], list[tuple], dict[tuple, dict]]:
     """(side lines, light lines, partition groups, every parsed line by its place, as the replay reads it) of the
     incidents and the sample."""
-    directories = [*require_recorded(), SAMPLE]
+    # a simulated zombie controller: its old controller logs its requests' top-level error 11 responses
+    # (simulator/templates_zk_2_4.py, after K:controller/ControllerChannelManager.scala@2.4.1), which no recording has
+    zombie = simulated("zombie-controller", "2.4", trace=True).out_dir
+    directories = [*require_recorded(), SAMPLE, zombie]
     out = write_events(tmp_path_factory.mktemp("streams"), directories)
     lines = {_place(e): e for directory in directories for e in replay_events(parsed_rows(directory)[0])}
     with EventStreams(str(out), lambda path: path.split("/sample_logs/")[-1].split("/")[0]) as streams:
@@ -78,6 +84,7 @@ def test_a_line_the_cluster_reads_is_a_side_line(streamed):
     # the incidents have lines of every kind the side test looks for, so the checks above are not empty
     kinds = Counter(e["event_type"] for e in side)
     assert kinds["controller_elected"] and kinds["stale_controller_epoch_rejected"]
+    assert any(e["event_type"] == RESPONSE and is_stale_epoch_event(e) for e in side)
     assert any(e.get("log_kind") == "metadata" for e in side) or any(e["event_type"] in RECORD_TYPES for e in side)
 
 
