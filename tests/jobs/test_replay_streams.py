@@ -1,5 +1,5 @@
 """The three streams the driver's replay reads (``jobs/replay_streams.py``), on every recorded real incident
-(``sample_logs/real-*``: ZooKeeper and KRaft, 0.10 to 4.1), the bundled sample and a simulated zombie controller,
+(``sample_logs/real-*``: ZooKeeper and KRaft, 0.10 to 4.1), the bundled sample and the shared real-log corpus,
 against the replay's own
 Python routing of the same lines (``replay.local.ClusterLines``, ``is_partition_line``, the impact facts).
 
@@ -12,16 +12,20 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from kafka_forensics.core.tables import EVENTS, EVENTS_SCHEMA
 from kafka_forensics.jobs.replay_streams import IN_GROUP, EventStreams
+from kafka_forensics.parsers.records import parse_file
 from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING
 from kafka_forensics.replay.kraft import RECORD_TYPES, TOPIC_RECORD
 from kafka_forensics.replay.local import ClusterLines, is_partition_line, replay_events
 from kafka_forensics.replay.stale_epochs import RESPONSE, is_stale_epoch_event
 from tests.jobs.test_replay_driver import SAMPLE, write_events
+from tests.support.paths import REAL_LOGS
 from tests.support.recorded import parsed_rows, require_recorded
-from tests.support.simulator import simulated
 
 
 def _place(e: dict) -> tuple:
@@ -31,13 +35,17 @@ def _place(e: dict) -> tuple:
 @pytest.fixture(scope="module")
 def streamed(tmp_path_factory) -> tuple[list[dict], list[dict], list[tuple], dict[tuple, dict]]:
     """(side lines, light lines, partition groups, every parsed line by its place, as the replay reads it) of the
-    incidents and the sample."""
-    # a simulated zombie controller: its old controller logs its requests' top-level error 11 responses
-    # (simulator/templates_zk_2_4.py, after K:controller/ControllerChannelManager.scala@2.4.1), which no recording has
-    zombie = simulated("zombie-controller", "2.4", trace=True).out_dir
-    directories = [*require_recorded(), SAMPLE, zombie]
+    incidents, the sample and the shared real-log corpus, whose 0.9 zombie controller logs a top-level error-11
+    response (``10-danisharora-0.9.0.0-state-change-zombie-controller.log:4``), which no recording has."""
+    directories = [*require_recorded(), SAMPLE]
     out = write_events(tmp_path_factory.mktemp("streams"), directories)
-    lines = {_place(e): e for directory in directories for e in replay_events(parsed_rows(directory)[0])}
+    rows = [*(r for d in directories for r in parsed_rows(d)[0])]
+    corpus = [e for path in sorted(REAL_LOGS.glob("*.log")) for e in parse_file(path.read_bytes(), str(path)).events]
+    stored = pa.schema([f.with_nullable(True) for f in EVENTS_SCHEMA])
+    pq.write_table(
+        pa.Table.from_pylist(corpus, schema=EVENTS_SCHEMA).cast(stored), out / EVENTS / "part-corpus.parquet"
+    )
+    lines = {_place(e): e for e in replay_events([*rows, *corpus])}
     with EventStreams(str(out), lambda path: path.split("/sample_logs/")[-1].split("/")[0]) as streams:
         return streams.side_lines(), list(streams.light_lines()), list(streams.partition_groups()), lines
 
