@@ -9,6 +9,7 @@ or read twice, and that a line the cluster-wide stages read is never streamed as
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -17,13 +18,17 @@ import pyarrow.parquet as pq
 import pytest
 
 from kafka_forensics.core.tables import EVENTS, EVENTS_SCHEMA
+from kafka_forensics.jobs import replay_streams
+from kafka_forensics.jobs.replay_driver import replay_in_driver
+from kafka_forensics.jobs.replay_options import ReplayOptions
 from kafka_forensics.jobs.replay_streams import IN_GROUP, EventStreams
 from kafka_forensics.parsers.records import parse_file
 from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING
 from kafka_forensics.replay.kraft import RECORD_TYPES, TOPIC_RECORD
 from kafka_forensics.replay.local import ClusterLines, is_partition_line, replay_events
 from kafka_forensics.replay.stale_epochs import RESPONSE, is_stale_epoch_event
-from tests.jobs.test_replay_driver import SAMPLE, write_events
+from tests.jobs.test_replay_driver import CLUSTER_RX, SAMPLE, write_events
+from tests.support.driver_replay import REPLAY_TABLES
 from tests.support.paths import REAL_LOGS
 from tests.support.recorded import parsed_rows, require_recorded
 
@@ -33,20 +38,32 @@ def _place(e: dict) -> tuple:
 
 
 @pytest.fixture(scope="module")
-def streamed(tmp_path_factory) -> tuple[list[dict], list[dict], list[tuple], dict[tuple, dict]]:
-    """(side lines, light lines, partition groups, every parsed line by its place, as the replay reads it) of the
-    incidents, the sample and the shared real-log corpus, whose 0.9 zombie controller logs a top-level error-11
-    response (``10-danisharora-0.9.0.0-state-change-zombie-controller.log:4``), which no recording has."""
-    directories = [*require_recorded(), SAMPLE]
-    out = write_events(tmp_path_factory.mktemp("streams"), directories)
-    rows = [*(r for d in directories for r in parsed_rows(d)[0])]
-    corpus = [e for path in sorted(REAL_LOGS.glob("*.log")) for e in parse_file(path.read_bytes(), str(path)).events]
+def events_dir(tmp_path_factory) -> Path:
+    """The incidents, the sample and the shared real-log corpus in one events table; the corpus's 0.9 zombie
+    controller logs a top-level error-11 response (``10-danisharora-0.9.0.0-state-change-zombie-controller.log:4``),
+    which no recording has."""
+    out = write_events(tmp_path_factory.mktemp("streams"), [*require_recorded(), SAMPLE])
     stored = pa.schema([f.with_nullable(True) for f in EVENTS_SCHEMA])
     pq.write_table(
-        pa.Table.from_pylist(corpus, schema=EVENTS_SCHEMA).cast(stored), out / EVENTS / "part-corpus.parquet"
+        pa.Table.from_pylist(_corpus(), schema=EVENTS_SCHEMA).cast(stored), out / EVENTS / "part-corpus.parquet"
     )
-    lines = {_place(e): e for e in replay_events([*rows, *corpus])}
-    with EventStreams(str(out), lambda path: path.split("/sample_logs/")[-1].split("/")[0]) as streams:
+    return out
+
+
+def _corpus() -> list[dict]:
+    return [e for path in sorted(REAL_LOGS.glob("*.log")) for e in parse_file(path.read_bytes(), str(path)).events]
+
+
+def _cluster_of(path: str) -> str:
+    return path.split("/sample_logs/")[-1].split("/")[0]
+
+
+@pytest.fixture(scope="module")
+def streamed(events_dir) -> tuple[list[dict], list[dict], list[tuple], dict[tuple, dict]]:
+    """(side lines, light lines, partition groups, every parsed line by its place, as the replay reads it)."""
+    rows = [r for d in (*require_recorded(), SAMPLE) for r in parsed_rows(d)[0]]
+    lines = {_place(e): e for e in replay_events([*rows, *_corpus()])}
+    with EventStreams(str(events_dir), _cluster_of) as streams:
         return streams.side_lines(), list(streams.light_lines()), list(streams.partition_groups()), lines
 
 
@@ -102,7 +119,35 @@ def test_a_group_is_in_the_order_the_spark_job_replays_it(streamed):
         assert {(e["cluster"], e["topic"], e["partition"]) for e in group} == {(cluster, topic, partition)}
         keys = [(e["ts"] is not None, e["ts"] or 0, e["source_file"], e["line_no"]) for e in group if e["ts"]]
         assert keys == sorted(keys)
-    assert [k for k, _ in groups] == sorted(k for k, _ in groups)
+
+
+def test_partitions_in_buckets_come_whole_and_in_order(streamed, events_dir, monkeypatch):
+    """Past ``BUCKET_ROWS`` lines the partitions are sorted a bucket at a time: the same groups, the same order
+    inside each."""
+    _, _, groups, _ = streamed
+    monkeypatch.setattr(replay_streams, "BUCKET_ROWS", 20_000)
+    with EventStreams(str(events_dir), _cluster_of) as streams:
+        bucketed = list(streams.partition_groups())
+    assert len(bucketed) == len({key for key, _ in bucketed})
+    assert {key: list(map(_place, group)) for key, group in bucketed} == {
+        key: list(map(_place, group)) for key, group in groups
+    }
+    assert [key for key, _ in bucketed] != [key for key, _ in groups]  # the buckets were used
+
+
+def test_the_replay_in_buckets_writes_the_same_outputs(events_dir, tmp_path, monkeypatch):
+    options = ReplayOptions(cluster_from_path=CLUSTER_RX)
+    whole, bucketed = tmp_path / "whole", tmp_path / "bucketed"
+    for out in (whole, bucketed):
+        shutil.copytree(events_dir / EVENTS, out / EVENTS)
+    replay_in_driver(str(whole), options)
+    monkeypatch.setattr(replay_streams, "BUCKET_ROWS", 20_000)
+    replay_in_driver(str(bucketed), options)
+    for name in REPLAY_TABLES:
+        assert pq.read_table(bucketed / name).to_pylist() == pq.read_table(whole / name).to_pylist(), name
+    for name in ("findings.jsonl", "story.json"):
+        assert (bucketed / name).read_bytes() == (whole / name).read_bytes(), name
+    assert pq.read_table(whole / "partition_timeline").num_rows > 100
 
 
 def test_no_events_table_is_an_input_error(tmp_path: Path):
