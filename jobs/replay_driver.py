@@ -143,28 +143,29 @@ class DriverReplay:
 
     def __init__(self, streams: EventStreams, options: ReplayOptions):
         cluster = itemgetter("cluster")
-        templates = streams.templates()  # every line dates its broker, inside the time window or not
-        side = streams.side_lines()
-        # what the raw lines state (messages intact): min.insync.replicas, the session timeout
-        min_isr = min_isr_table(side, options.min_isr.default, options.min_isr.topics)
-        timeouts = session_timeouts(side, cluster)
-        flt = options.event_filter
-        kept: Callable[[dict], bool] = (lambda e: keeps_time(flt, e)) if flt is not None and flt.has_time else _always
-        side = [e for e in side if kept(e)]
-        for e in side:  # the job's _prepare: the message and stack only where a rule reads them
-            if e["event_type"] not in TEXT_EVENT_TYPES:
-                e["message"] = e["stack"] = None
-        side = resolve_metadata_events(side)
         facts = FactsBuilder(cluster)
         lines: dict[str, ClusterLines] = {}
-        for e in side:
-            (lines.get(e["cluster"]) or lines.setdefault(e["cluster"], ClusterLines())).add(e)
-            facts.add(e)
-        for e in streams.light_lines():
+        flt = options.event_filter
+        kept: Callable[[dict], bool] = (lambda e: keeps_time(flt, e)) if flt is not None and flt.has_time else _always
+
+        def light(e: dict) -> None:  # a controller's action, a broker's line
             if kept(e):
                 (lines.get(e["cluster"]) or lines.setdefault(e["cluster"], ClusterLines())).activity.add(e)
                 if not e[IN_GROUP]:
                     facts.add(e)
+
+        side = streams.split(light)
+        templates = streams.templates  # every line dates its broker, inside the time window or not
+        # what the raw lines state (messages intact): min.insync.replicas, the session timeout
+        min_isr = min_isr_table(side, options.min_isr.default, options.min_isr.topics)
+        timeouts = session_timeouts(side, cluster)
+        side = [e for e in side if kept(e)]
+        for e in side:  # the job's _prepare: the message and stack only where a rule reads them
+            if e["event_type"] not in TEXT_EVENT_TYPES:
+                e["message"] = e["stack"] = None
+        for e in resolve_metadata_events(side):
+            (lines.get(e["cluster"]) or lines.setdefault(e["cluster"], ClusterLines())).add(e)
+            facts.add(e)
         sel = Selection(templates, _partition_filter(options), stale_epochs=not options.has_place)
         out = LocalReplay()
         for name in sorted(lines):

@@ -1,22 +1,24 @@
-"""The events table as the driver's replay reads it: three streams from an in-process DuckDB, never the whole table.
+"""The events table as the driver's replay reads it: split in one pass, never held whole.
 
 Why: a replay that holds every line as a Python event needs about 3 KB a line (bench/RESULTS.md), so 10 M lines
 do not fit a driver. But almost every line is one partition's line, which only that partition's replay reads,
 and the few lines the whole cluster needs (who was controller, stale-epoch refusals, KRaft records, configs)
-are small. So the lines are read in three streams, each a DuckDB query over the events' Parquet files:
+are small. So ``EventStreams.split`` reads the table a batch at a time and sorts each batch's lines with an
+in-process DuckDB into:
 
-- ``side_lines``: every line a cluster-wide stage may read, whole. The test (``SIDE``) is written so that it
+- side lines: every line a cluster-wide stage may read, whole. The test (``SIDE``) is written so that it
   can only take too many lines, never too few: the replay routes these lines with the same Python code as
-  lines in memory (``replay.local.ClusterLines``), and a partition's line among them joins its partition.
-- ``light_lines``: the other lines that are not one partition's (facts only: a broker's line, the last time),
-  and the controllers' actions among partitions' lines, each with only the few columns those read.
-- ``partition_groups``: each partition's lines, together and in Spark's order (``jobs.replay_job``:
-  ``ts``, ``source_file``, ``line_no``), with the message only where a rule reads it. DuckDB sorts them and
-  spills to disk past ``MEMORY_LIMIT``; one group at a time is in Python.
+  lines in memory (``replay.local.ClusterLines``), and a partition's line among them joins its partition;
+- light lines: the other lines that are not one partition's (facts only: a broker's line, the last time),
+  and the controllers' actions among partitions' lines, each with only the few columns those read;
+- each partition's lines, kept as Arrow (in memory, or past ``BUCKET_ROWS`` in bucket files by a hash of the
+  partition), which ``partition_groups`` then hands out one partition at a time, in Spark's order
+  (``jobs.replay_job``: ``ts``, ``source_file``, ``line_no``), with the message only where a rule reads it.
 
-A line's cluster comes from its file's path (``--cluster-from-path``): the files are few, so Python works out
-each one's cluster and DuckDB joins it. Nothing here decides what a line means; the tests are built from the
-replay's own constants (event types, attribute names, the literals the rules' patterns require).
+DuckDB only ever sees one batch: its one sort of 10 M partitions' lines, and its partitioned ``COPY`` of them,
+ran out of memory at 1 GB. A line's cluster comes from its file's path (``--cluster-from-path``). Nothing here
+decides what a line means; the tests are built from the replay's own constants (event types, attribute names, the
+literals the rules' patterns require).
 """
 
 from __future__ import annotations
@@ -42,52 +44,60 @@ from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES
 from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED
 from kafka_forensics.replay.stale_epochs import REJECTED, RESPONSE, RESPONSE_ATTR
 
-# What DuckDB may hold before its sort spills to disk (it runs beside the replay's own Python objects).
-MEMORY_LIMIT = "1GB"
 BATCH_ROWS = 4096
 # Partitions' lines sorted at a time by Arrow, in memory: about 0.2 GB (measured: 1 M lines of the events table)
 BUCKET_ROWS = 1_000_000
+SCAN_ROWS = 65_536  # rows of the events table read at a time
 
 
 # Every line a cluster-wide stage may read. Each clause may take more lines than its stage reads, never fewer:
 # a refusal's error code 11 (``stale_epochs.TOP_LEVEL_ERROR_11``) cannot match without "error_code=11" or "11)".
 # NULLs count as false.
-def _strings(values) -> str:
-    """A list of our own constants as a SQL literal (none holds a quote: asserted below)."""
-    return "[" + ", ".join(f"'{v}'" for v in sorted(values)) + "]"
+_SIDE_TYPES = pa.array(
+    sorted(CLUSTER_EVENT_TYPES | RECORD_TYPES | {TOPIC_RECORD, REJECTED, OFFLINE_REPLICAS_MARKED, DELETION_COMPLETED})
+)
+_PARTITION_TYPES = pa.array(sorted(PARTITION_EVENT_TYPES))
+_TEXT_TYPES = pa.array(sorted(TEXT_EVENT_TYPES))
+_ACTING_TYPES = pa.array(sorted(ACTING_TYPES))
 
 
-_SIDE_CLAUSES = (
-    f"list_contains({_strings(CLUSTER_EVENT_TYPES | RECORD_TYPES | {TOPIC_RECORD, REJECTED, OFFLINE_REPLICAS_MARKED, DELETION_COMPLETED})}, event_type)",
-    "log_kind = 'metadata'",
-    f"event_type = '{RESPONSE}' AND (contains(attrs['{RESPONSE_ATTR}'], 'error_code=11')"
-    f" OR contains(attrs['{RESPONSE_ATTR}'], '11)'))",
-    f"map_contains(attrs, '{OFFSET_GAP_ATTR}')",
-    f"contains(message, '{SETTING}')",
-    f"starts_with(message, '{CONFIG_DUMP_START}')",
-)
-SIDE = " OR ".join(f"coalesce({c}, false)" for c in _SIDE_CLAUSES)
-# One partition's line (``replay.local.is_partition_line``), when not a side line.
-PARTITION = (
-    f"topic IS NOT NULL AND partition IS NOT NULL AND list_contains({_strings(PARTITION_EVENT_TYPES)}, event_type)"
-)
-_TEXT = f"list_contains({_strings(TEXT_EVENT_TYPES)}, event_type)"
-for _literal in (
-    SETTING,
-    CONFIG_DUMP_START,
-    OFFSET_GAP_ATTR,
-    RESPONSE_ATTR,
-    *CLUSTER_EVENT_TYPES,
-    *RECORD_TYPES,
-    *PARTITION_EVENT_TYPES,
-    *TEXT_EVENT_TYPES,
-    *ACTING_TYPES,
-    TOPIC_RECORD,
-    REJECTED,
-    OFFLINE_REPLICAS_MARKED,
-    DELETION_COMPLETED,
-):
-    assert "'" not in _literal, _literal  # spelled into the SQL
+def _any(*conditions: pa.Array) -> pa.Array:
+    """The rows any condition holds for (a null is false)."""
+    out = pc.fill_null(conditions[0], False)
+    for c in conditions[1:]:
+        out = pc.or_(out, pc.fill_null(c, False))
+    return out
+
+
+def side_mask(batch: pa.RecordBatch) -> pa.Array:
+    """Every line a cluster-wide stage may read. Each condition may take more lines than its stage reads, never
+    fewer: a refusal's error code 11 (``stale_epochs.TOP_LEVEL_ERROR_11``) cannot match without "error_code=11"
+    or "11)"; an attribute counts as ``events.attr`` reads it (present, not null)."""
+    event_type, attrs, message = batch.column("event_type"), batch.column("attrs"), batch.column("message")
+    response = pc.map_lookup(attrs, pa.scalar(RESPONSE_ATTR), "first")
+    return _any(
+        pc.is_in(event_type, value_set=_SIDE_TYPES),
+        pc.equal(batch.column("log_kind"), "metadata"),
+        pc.and_(
+            pc.equal(event_type, RESPONSE),
+            _any(pc.match_substring(response, "error_code=11"), pc.match_substring(response, "11)")),
+        ),
+        pc.is_valid(pc.map_lookup(attrs, pa.scalar(OFFSET_GAP_ATTR), "first")),
+        pc.match_substring(message, SETTING),
+        pc.starts_with(message, CONFIG_DUMP_START),
+    )
+
+
+def partition_mask(batch: pa.RecordBatch) -> pa.Array:
+    """One partition's line (``replay.local.is_partition_line``), when not a side line."""
+    return _any(
+        pc.and_(
+            pc.and_(pc.is_valid(batch.column("topic")), pc.is_valid(batch.column("partition"))),
+            pc.is_in(batch.column("event_type"), value_set=_PARTITION_TYPES),
+        )
+    )
+
+
 LIGHT_COLUMNS = (
     "cluster",
     "ts",
@@ -104,38 +114,26 @@ IN_GROUP = "in_group"  # a light line that is also a partition's line (its facts
 
 
 class EventStreams:
-    """The three streams of ``out_dir/events`` (see the module), each line with its ``cluster``."""
+    """The lines of ``out_dir/events`` split in one pass (``split``) into what the replay reads of them (see the
+    module), each line with its ``cluster``; then each partition's lines (``partition_groups``)."""
 
     def __init__(self, out_dir: str, cluster_of: Callable[[str], str]):
-        import duckdb
-
         path = Path(out_dir) / EVENTS
         if not path.is_dir():
             raise InputError(f"{path}: no events table (run parse first)")
         dataset = ds.dataset(path, format="parquet")
-        self._files, self._rows = dataset.files, dataset.count_rows()
+        self._files, rows = dataset.files, dataset.count_rows()
+        self._cluster_of = cluster_of
+        self._clusters: dict[str, str] = {}
         self._spill = tempfile.TemporaryDirectory(prefix="kafka-forensics-replay-")
-        self._con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": self._spill.name})
-        self._con.sql("SET TimeZone = 'UTC'")
-        self._con.sql("SET preserve_insertion_order = false")
-        if not self._files:
-            return
-        sources = [
-            r[0] for r in self._con.sql(f"SELECT DISTINCT source_file FROM read_parquet({self._list()})").fetchall()
-        ]
-        clusters = pa.table({"source_file": sources, "cluster": [cluster_of(s) for s in sources]})
-        self._con.register("clusters", clusters)
-        self._con.sql(
-            f"CREATE VIEW lines AS SELECT e.*, c.cluster FROM read_parquet({self._list()}, filename = true,"
-            " file_row_number = true) e"
-            " JOIN clusters c USING (source_file)"
-        )
-
-    def _list(self) -> str:
-        return "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in self._files) + "]"
+        self._buckets = max(1, -(-rows // BUCKET_ROWS))
+        self._held: list[pa.Table] = []  # one bucket: the partitions' lines in memory
+        self._writers: dict[int, pa.ipc.RecordBatchFileWriter] = {}
+        self.templates: dict[str, set] = {}  # per cluster, the (broker, template) pairs of every line
 
     def close(self) -> None:
-        self._con.close()
+        for writer in self._writers.values():
+            writer.close()
         self._spill.cleanup()
 
     def __enter__(self) -> "EventStreams":
@@ -144,74 +142,110 @@ class EventStreams:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _batches(self, sql: str) -> Iterator[pa.RecordBatch]:
-        """The query's result a batch at a time."""
-        if not self._files:
-            return iter(())
-        return iter(self._con.sql(sql).to_arrow_reader(BATCH_ROWS))
+    def _scan(self) -> Iterator[pa.RecordBatch]:
+        """The table's rows a batch at a time with their ``cluster``, in the table's order (its files' names, as
+        ``pyarrow.dataset`` lists them, then their rows): what is in memory is one batch of one file."""
+        for name in self._files:
+            for batch in pq.ParquetFile(name).iter_batches(batch_size=SCAN_ROWS, columns=list(LINE_COLUMNS)):
+                sources = batch.column("source_file").to_pylist()
+                for source in set(sources) - self._clusters.keys():
+                    self._clusters[source] = self._cluster_of(source)
+                yield batch.append_column("cluster", pa.array([self._clusters[s] for s in sources], pa.string()))
 
-    def templates(self) -> dict[str, set]:
-        """Per cluster, the (broker, template) pairs of every line (what dates each broker's release)."""
-        if not self._files:
-            return {}
-        out: dict[str, set] = {}
-        for cluster, broker, template in self._con.sql(
-            "SELECT DISTINCT cluster, broker, template FROM lines WHERE template IS NOT NULL"
-        ).fetchall():
-            out.setdefault(cluster, set()).add((broker, template))
-        return out
-
-    def side_lines(self) -> list[dict]:
-        """Every side line, whole (``LINE_COLUMNS`` and ``cluster``), as the replay reads events, in the table's
-        order (its files' names, which ``pyarrow.dataset`` lists sorted, then their rows)."""
-        columns = ", ".join((*LINE_COLUMNS, "cluster"))
-        out: list[dict] = []
+    def split(self, light: Callable[[dict], None]) -> list[dict]:
+        """One pass over the lines: returns the side lines, whole, in the table's order; hands each light line to
+        ``light``; keeps the templates (``templates``) and each partition's lines for ``partition_groups``."""
+        side: list[dict] = []
         with rare_full_collections():
-            sql = f"SELECT {columns} FROM lines WHERE {SIDE} ORDER BY filename, file_row_number"
-            for batch in self._batches(sql):
-                out += compact_batch(batch)
-        return out
+            for batch in self._scan():
+                self._templates(batch)
+                on_side = side_mask(batch)
+                if pc.any(on_side).as_py():
+                    side += compact_batch(batch.filter(on_side))
+                off_side = pc.invert(on_side)
+                partitions = pc.and_(off_side, partition_mask(batch))
+                acting = pc.is_in(batch.column("event_type"), value_set=_ACTING_TYPES)
+                lightly = pc.and_(off_side, pc.or_(pc.invert(partitions), acting))
+                if pc.any(lightly).as_py():
+                    found = batch.filter(lightly)
+                    in_group = partitions.filter(lightly).to_pylist()
+                    for e in compact_batch(found.select(list(LIGHT_COLUMNS)), **{IN_GROUP: in_group}):
+                        light(e)
+                if pc.any(partitions).as_py():
+                    self._keep(batch.filter(partitions))
+        return side
 
-    def light_lines(self) -> Iterator[dict]:
-        """The lines that are neither side lines nor a partition's, and the controllers' actions among a
-        partition's lines (``IN_GROUP`` true), with ``LIGHT_COLUMNS`` only."""
-        sql = (
-            f"SELECT {', '.join(LIGHT_COLUMNS)}, coalesce({PARTITION}, false) AS {IN_GROUP} FROM lines"
-            f" WHERE NOT ({SIDE}) AND (NOT coalesce({PARTITION}, false) OR list_contains({_strings(ACTING_TYPES)}, event_type))"
-        )
-        for batch in self._batches(sql):
-            yield from compact_batch(batch, **{IN_GROUP: batch.column(IN_GROUP).to_pylist()})
+    def _templates(self, batch: pa.RecordBatch) -> None:
+        dated = batch.select(["cluster", "broker", "template"]).filter(pc.is_valid(batch.column("template")))
+        if dated.num_rows:
+            for row in (
+                pa.Table.from_batches([dated]).group_by(["cluster", "broker", "template"]).aggregate([]).to_pylist()
+            ):
+                self.templates.setdefault(row["cluster"], set()).add((row["broker"], row["template"]))
+
+    def _keep(self, rows: pa.RecordBatch) -> None:
+        """Partitions' lines kept for ``partition_groups`` (message and stack only where a rule reads them): in
+        memory, or appended to their bucket's file."""
+        text = pc.is_in(rows.column("event_type"), value_set=_TEXT_TYPES)
+        for name in ("message", "stack"):
+            column = rows.column(name)
+            rows = rows.set_column(
+                rows.schema.get_field_index(name), name, pc.if_else(text, column, pa.nulls(len(column), column.type))
+            )
+        if self._buckets == 1:
+            self._held.append(pa.Table.from_batches([rows]))
+            return
+        ids = _bucket_of(rows, self._buckets)
+        for k in pc.unique(ids).to_pylist():
+            part = rows.filter(pc.equal(ids, k))
+            if k not in self._writers:
+                self._writers[k] = pa.ipc.new_file(self._bucket_path(k), part.schema)
+            self._writers[k].write_batch(part)
+
+    def _bucket_path(self, k: int) -> Path:
+        return Path(self._spill.name) / f"bucket-{k}.arrow"
+
+    def _tables(self) -> Iterator[pa.Table]:
+        if self._buckets == 1:
+            if self._held:
+                yield pa.concat_tables(self._held)
+            self._held = []
+            return
+        for k in sorted(self._writers):
+            self._writers.pop(k).close()
+            path = self._bucket_path(k)
+            with pa.OSFile(str(path)) as source:
+                table = pa.ipc.open_file(source).read_all()
+            path.unlink()
+            yield table
 
     def partition_groups(self) -> Iterator[tuple[tuple, list[dict]]]:
-        """((cluster, topic, partition), its lines): every partition's lines that are not side lines, each
-        partition's together and in Spark's order (``ts`` nulls first, ``source_file``, ``line_no``), message and
-        stack only on the lines a rule reads them of (``TEXT_EVENT_TYPES``).
+        """((cluster, topic, partition), its lines), after ``split``: every partition's lines that are not side
+        lines, each partition's together and in Spark's order (``ts`` nulls first, ``source_file``, ``line_no``),
+        message and stack only on the lines a rule reads them of (``TEXT_EVENT_TYPES``).
 
         Sorting all of them at once needs more memory than DuckDB may take (10 M lines: out of memory at 1 GB,
-        nested columns and all), so past ``BUCKET_ROWS`` lines they are first written out in buckets by a hash of
-        the partition (one pass), and each bucket is read and sorted by Arrow alone: the partitions come bucket
-        by bucket, each one whole."""
-        if not self._files:
-            return
-        columns = [
-            f"CASE WHEN {_TEXT} THEN {c} END AS {c}" if c in ("message", "stack") else c
-            for c in (*LINE_COLUMNS, "cluster")
-        ]
-        select = f"SELECT {', '.join(columns)} FROM lines WHERE NOT ({SIDE}) AND {PARTITION}"
-        buckets = -(-self._rows // BUCKET_ROWS)
-        if buckets <= 1:
-            tables: Iterator[pa.Table] = iter([self._con.sql(select).to_arrow_table()])
-        else:
-            where = Path(self._spill.name) / "groups"
-            self._con.sql(
-                f"COPY (SELECT *, hash(cluster, topic, partition) % {buckets} AS bucket FROM ({select}))"
-                f" TO '{where}' (FORMAT parquet, PARTITION_BY (bucket))"
-            )
-            names = [*LINE_COLUMNS, "cluster"]
-            tables = (pq.read_table(part, columns=names) for part in sorted(where.glob("bucket=*")))
+        nested columns and all, and so was its partitioned ``COPY``), so past ``BUCKET_ROWS`` lines ``split``
+        writes them out in buckets by a hash of the partition, and each bucket is read and sorted by Arrow alone:
+        the partitions come bucket by bucket, each one whole."""
         with rare_full_collections():
-            for table in tables:
+            for table in self._tables():
                 yield from _groups(_in_spark_order(table))
+
+
+def _bucket_of(rows: pa.RecordBatch, buckets: int) -> pa.Array:
+    """Each row's bucket, from its partition alone (one partition's lines share a bucket): the partition's number
+    plus its topic's and cluster's name lengths, modulo ``buckets``. Arrow has no hash of strings to offer; a
+    cluster's partitions are numbered densely per topic, which this spreads evenly enough."""
+    spread = pc.add(
+        pc.cast(rows.column("partition"), pa.int64()),
+        pc.add(
+            pc.multiply(pc.cast(pc.utf8_length(rows.column("topic")), pa.int64()), 31),
+            pc.multiply(pc.cast(pc.utf8_length(rows.column("cluster")), pa.int64()), 7),
+        ),
+    )
+    spread = pc.abs(spread)
+    return pc.subtract(spread, pc.multiply(pc.divide(spread, buckets), buckets))
 
 
 def _in_spark_order(table: pa.Table) -> pa.Table:
@@ -225,7 +259,8 @@ def _in_spark_order(table: pa.Table) -> pa.Table:
 
 def _groups(table: pa.Table) -> Iterator[tuple[tuple, list[dict]]]:
     """The groups of a table sorted by partition, converted a batch at a time."""
-    key, group = None, []
+    key: tuple = ()
+    group: list[dict] = []
     for batch in table.to_batches(max_chunksize=BATCH_ROWS):
         for e in compact_batch(batch):
             if not is_partition_line(e):  # the SQL tests disagree with the replay's own
@@ -240,4 +275,4 @@ def _groups(table: pa.Table) -> Iterator[tuple[tuple, list[dict]]]:
         yield key, group
 
 
-__all__ = ["IN_GROUP", "LIGHT_COLUMNS", "MEMORY_LIMIT", "PARTITION", "SIDE", "EventStreams"]
+__all__ = ["BUCKET_ROWS", "IN_GROUP", "LIGHT_COLUMNS", "EventStreams", "partition_mask", "side_mask"]

@@ -63,8 +63,10 @@ def streamed(events_dir) -> tuple[list[dict], list[dict], list[tuple], dict[tupl
     """(side lines, light lines, partition groups, every parsed line by its place, as the replay reads it)."""
     rows = [r for d in (*require_recorded(), SAMPLE) for r in parsed_rows(d)[0]]
     lines = {_place(e): e for e in replay_events([*rows, *_corpus()])}
+    light: list[dict] = []
     with EventStreams(str(events_dir), _cluster_of) as streams:
-        return streams.side_lines(), list(streams.light_lines()), list(streams.partition_groups()), lines
+        side = streams.split(light.append)
+        return side, light, list(streams.partition_groups()), lines
 
 
 def _cluster_wide(e: dict) -> bool:
@@ -127,6 +129,7 @@ def test_partitions_in_buckets_come_whole_and_in_order(streamed, events_dir, mon
     _, _, groups, _ = streamed
     monkeypatch.setattr(replay_streams, "BUCKET_ROWS", 20_000)
     with EventStreams(str(events_dir), _cluster_of) as streams:
+        streams.split(lambda e: None)
         bucketed = list(streams.partition_groups())
     assert len(bucketed) == len({key for key, _ in bucketed})
     assert {key: list(map(_place, group)) for key, group in bucketed} == {
