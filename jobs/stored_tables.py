@@ -9,13 +9,15 @@ checks every table an ``analyze`` writes against ``stored_schema``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Collection, Optional
 
 import pyarrow as pa
 
 from kafka_forensics.core.tables import FINDINGS, SCHEMAS
 
 if TYPE_CHECKING:  # pyspark on use only: the driver engine's writer (local_tables) reads the Arrow schema
+    import pandas as pd
+    import pyarrow.dataset as ds
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
 
@@ -42,9 +44,36 @@ def read_table(spark: SparkSession, out_dir: str, name: str) -> DataFrame:
     return spark.read.schema(stored_schema(name)).parquet(f"{out_dir}/{name}")
 
 
-def read_local_arrow(out_dir: str, name: str) -> pa.Table:
-    """Table ``name`` of a local output directory, read with pyarrow in this process (no JVM): the check's
-    DuckDB engine. Hidden and ``_``-prefixed files (``.crc``, ``_SUCCESS``) are skipped, as Spark does."""
+def local_arrow_dataset(out_dir: str, name: str) -> ds.Dataset:
+    """Table ``name`` of a local output directory as a pyarrow dataset, read in this process (no JVM) only as
+    far as its reader asks: the check's DuckDB engine scans the columns a query names, batch by batch.
+    Hidden and ``_``-prefixed files (``.crc``, ``_SUCCESS``) are skipped, as Spark does."""
     import pyarrow.dataset as ds
 
-    return ds.dataset(f"{out_dir}/{name}", format="parquet", schema=stored_arrow_schema(name)).to_table()
+    return ds.dataset(f"{out_dir}/{name}", format="parquet", schema=stored_arrow_schema(name))
+
+
+def local_frame(dataset: ds.Dataset, columns: Optional[Collection[str]] = None) -> pd.DataFrame:
+    """The table of ``dataset`` as a pandas frame holding the values of ``columns`` only (None: all); every other
+    column is in the frame by name, an Arrow null array (no memory), so the frame has the table's column list and
+    row count. The check's pandas engine reads no more (``expectations.frame_columns``).
+
+    Read a record batch at a time, one file ahead, so that what Arrow holds is a batch, not the table: the
+    frame's values are the same as ``dataset.to_table().to_pandas()``'s (pandas unifies the batches' dtypes as
+    Arrow's conversion of the whole column does: an integer column with a null is float64, a boolean one object).
+    """
+    import pandas as pd
+
+    names = dataset.schema.names
+    read = [c for c in names if columns is None or c in columns]
+
+    def frame_of(batch: pa.RecordBatch | pa.Table) -> pd.DataFrame:
+        rows = batch.num_rows
+        whole = pa.table({c: batch.column(c) if c in read else pa.nulls(rows) for c in names})
+        return whole.to_pandas(types_mapper=lambda t: pd.ArrowDtype(t) if pa.types.is_null(t) else None)
+
+    batches = dataset.to_batches(columns=read, batch_readahead=1, fragment_readahead=1)
+    parts = [frame_of(batch) for batch in batches]
+    if not parts:
+        return frame_of(dataset.schema.empty_table().select(read))
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
