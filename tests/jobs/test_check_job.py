@@ -207,5 +207,7 @@ def test_a_frame_read_a_batch_at_a_time_holds_what_the_whole_tables_conversion_h
     pd.testing.assert_frame_equal(local_frame(dataset), whole.to_pandas(), check_exact=True)
     some = local_frame(dataset, {"source_file", "line_no", "level"})
     assert list(some.columns) == whole.column_names and len(some) == whole.num_rows
-    pd.testing.assert_frame_equal(some[["source_file", "line_no", "level"]], whole.select(["source_file", "line_no", "level"]).to_pandas())
+    pd.testing.assert_frame_equal(
+        some[["source_file", "line_no", "level"]], whole.select(["source_file", "line_no", "level"]).to_pandas()
+    )
     assert some["message"].isna().all() and some["message"].array.nbytes == 0
