@@ -63,9 +63,9 @@ DRIVER_BYTES_PER_LINE = 4 << 10
 # A command on the tables already in DIR needs less: the check loads into pandas only the few columns its built-in
 # expectations read (``expectations.frame_columns``), its DuckDB is bounded (``check_job.DUCKDB_MEMORY_LIMIT``),
 # and the report's queries run on DuckDB over the Parquet files. The check's peak (VmHWM, 2026-11-26, this
-# machine): 0.77 GB at 998,821 events rows, 0.97 GB at 2,996,463 (103 bytes a row beyond 0.66 GB: the pandas
-# frame of the events suite and GX's pandas work on it); the report's, 0.27 GB at both. Its estimate, with a
-# margin: a base and a cost per row of the events table.
+# machine): 0.71-0.80 GB at 998,821 events rows, 0.97-1.0 GB at 2,996,463 (100-145 bytes a row beyond about
+# 0.6 GB: the events suite's pandas frame and GX's copies of it); the report's, 0.27 GB at both. Its estimate,
+# with a margin: a base and a cost per row of the events table.
 DIR_BASE_BYTES = 768 << 20
 DIR_BYTES_PER_ROW = 256
 # Lines are counted in each file's first MiB (decompressed): a file's lines are that density times its size
