@@ -45,9 +45,10 @@ from .check_config import CheckConfig, load_check_config
 from .fs import absolute, local_path, path_exists, write_text
 from .local_tables import write_text as write_local_text
 from .spark_errors import short_error
-from .stored_tables import local_arrow_dataset, local_frame, read_table
+from .stored_tables import local_arrow, local_frame, local_rows, read_table
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     import pyarrow.dataset as ds
 
 
@@ -227,10 +228,10 @@ def _load_tables(spark: SparkSession, out_dir: str) -> dict[str, DataFrame]:
     return {t: read_table(spark, out_dir, t).persist(StorageLevel.MEMORY_AND_DISK) for t in TABLES}
 
 
-def _local_datasets(out_dir: str) -> dict[str, ds.Dataset]:
+def _local_tables(out_dir: str) -> dict[str, pa.Table | ds.Dataset]:
     local = local_path(out_dir)
     assert local is not None, out_dir  # run_check refuses a remote DIR without Spark
-    return {t: local_arrow_dataset(local, t) for t in TABLES}
+    return {t: local_arrow(local, t) for t in TABLES}
 
 
 @contextlib.contextmanager
@@ -247,12 +248,12 @@ def _spark_batches(spark: SparkSession, tables: Mapping[str, DataFrame]) -> Iter
 
 @contextlib.contextmanager
 def _duckdb_batches(
-    datasets: Mapping[str, ds.Dataset], frame_columns: Mapping[str, Optional[frozenset[str]]]
+    tables: Mapping[str, pa.Table | ds.Dataset], frame_columns: Mapping[str, Optional[frozenset[str]]]
 ) -> Iterator[dict]:
     """The suites' batches without Spark: every table (and the rule tables) as a view of an in-process DuckDB for
-    the custom queries, scanning the Parquet files on disk as a query asks (nothing loaded beforehand); each
-    suite's table as a pandas frame for GX's pandas engine holding the values of ``frame_columns[table]`` only
-    (``expectations.frame_columns``: what its built-in expectations read; None: all)."""
+    the custom queries, a large one scanning its Parquet files as a query asks (``stored_tables.local_arrow``);
+    each suite's table as a pandas frame for GX's pandas engine holding the values of ``frame_columns[table]``
+    only (``expectations.frame_columns``: what its built-in expectations read; None: all)."""
     import duckdb
 
     from kafka_forensics.expectations import duckdb_metrics
@@ -262,10 +263,10 @@ def _duckdb_batches(
     con = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY_LIMIT, "temp_directory": spill.name})
     try:
         con.sql("SET TimeZone = 'UTC'")  # as Spark's session time zone: instants print as UTC
-        register_duckdb_views(con, datasets)
+        register_duckdb_views(con, tables)
         frames = {}
         for name, columns in frame_columns.items():
-            frames[name] = local_frame(datasets[name], columns)
+            frames[name] = local_frame(tables[name], columns)
             frames[name].attrs[duckdb_metrics.BATCH_VIEW_ATTR] = TABLE_VIEWS[name]
         with duckdb_metrics.using(con):
             yield frames
@@ -291,12 +292,12 @@ def _frame_columns(suites: Mapping[str, list]) -> dict[str, Optional[frozenset[s
 def _run_suites(
     spark: Optional[SparkSession],
     config: CheckConfig,
-    tables: Mapping[str, DataFrame] | Mapping[str, ds.Dataset],
+    tables: Mapping[str, DataFrame] | Mapping[str, pa.Table | ds.Dataset],
     gx_root: str,
     timings: Optional[dict] = None,
 ) -> dict[str, dict]:
-    """GX results per suite: on Spark's cached ``tables``, or (``spark`` None) on local Arrow datasets without
-    Spark."""
+    """GX results per suite: on Spark's cached ``tables``, or (``spark`` None) on local Arrow tables and datasets
+    without Spark."""
     import time
 
     from kafka_forensics.expectations import gx_run
@@ -357,15 +358,15 @@ def run_check(
     out_dir = out_dir.rstrip("/") or out_dir
     where = absolute(out_dir)  # for Spark; the verdict names the directory as it was given
     tables: dict[str, DataFrame] = {}
-    datasets: dict[str, ds.Dataset] = {}
+    arrow: dict[str, pa.Table | ds.Dataset] = {}
     try:
         local_dir = local_path(out_dir)
         if spark is None and local_dir is None:
             raise UsageError(f"the check without Spark reads a local DIR only, not {out_dir}")
         require_replay_tables(spark, where)
         if spark is None:
-            datasets = _local_datasets(where)
-            counts = {name: dataset.count_rows() for name, dataset in datasets.items()}  # from the footers
+            arrow = _local_tables(where)
+            counts = {name: local_rows(table) for name, table in arrow.items()}
         else:
             tables = _load_tables(spark, where)
             counts = {name: df.count() for name, df in tables.items()}
@@ -374,7 +375,7 @@ def run_check(
             for sub in ("gx", "data_docs"):
                 shutil.rmtree(os.path.join(gx_root, sub), ignore_errors=True)
         try:
-            results = _run_suites(spark, config, datasets if spark is None else tables, gx_root, timings)
+            results = _run_suites(spark, config, arrow if spark is None else tables, gx_root, timings)
         except KafkaForensicsError:
             raise
         except Exception as err:
