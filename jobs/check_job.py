@@ -198,7 +198,8 @@ def _write_validation(spark: Optional[SparkSession], path: str, result: dict) ->
 # What the check's DuckDB may hold before its joins, sorts and windows spill to a temporary directory: without
 # a bound DuckDB takes up to 80 % of the machine, and the custom queries' need grows with the events table
 # (its peak beyond the frames: about 250 MB at 1 M lines, 650 MB at 3 M). Bounded at 256 MB, the check of 3 M
-# lines peaked 0.37 GB lower and was no slower (bench/RESULTS.md, "The driver engine's check in bounded memory").
+# lines peaked at 0.99 GB instead of 1.23 GB, in 13.4 s instead of 12.7 s (load 3; bench/RESULTS.md, "The driver
+# engine's check in bounded memory").
 DUCKDB_MEMORY_LIMIT = "256MB"
 
 
