@@ -24,7 +24,7 @@ what a local run may hold anyway, the heap a local Spark driver gets (``spark_se
 half the machine's memory, at most 8 GiB). On this 2-core machine that is about 1.9 M lines, and up to
 there the driver is the faster engine: ``analyze`` of 998,821 lines took 44 s against Spark's 119 s
 with the same outputs (bench/RESULTS.md, "The driver engine at a million lines"). A command on the
-tables already in DIR holds far less, about 100 bytes an events row for the check (``DIR_BYTES_PER_ROW``).
+tables already in DIR holds far less, 100-145 bytes an events row for the check (``DIR_BYTES_PER_ROW``).
 """
 
 from __future__ import annotations

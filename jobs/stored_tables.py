@@ -86,8 +86,9 @@ def local_frame(source: pa.Table | ds.Dataset, columns: Optional[Collection[str]
         parts = [source.select(read).to_pandas()]
     else:
         parts = [b.to_pandas() for b in source.to_batches(columns=read, batch_readahead=1, fragment_readahead=1)]
-    values = pd.concat(parts, ignore_index=True) if len(parts) > 1 else None
-    if values is None:
+    if len(parts) > 1:
+        values = pd.concat(parts, ignore_index=True)
+    else:
         values = parts[0] if parts else source.schema.empty_table().select(read).to_pandas()
     for at, name in enumerate(names):
         if name not in read:
