@@ -5,6 +5,7 @@
 ``views``    the views the expectations read besides their batch (Spark temp views, DuckDB views);
 ``dialects`` the Spark SQL of ``custom`` transpiled for DuckDB (sqlglot), for the check without Spark;
 ``duckdb_metrics`` GX's pandas engine runs the custom queries on DuckDB (the check without Spark);
+``frame_columns`` which columns' values a suite's pandas frame must hold (the check without Spark);
 ``names``    suite names and severities (no GX import);
 ``suites``   which expectations make the events / timelines / failover suites;
 ``gx_run``   GX contexts, validation (Spark or pandas data source) and Data Docs (quietly).

@@ -19,6 +19,7 @@ from .legality import era_state_rows, legal_transition_rows
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow.dataset as ds
     from pyspark.sql import DataFrame, SparkSession
 
 TABLE_VIEWS = {name: f"kf_{name}" for name in tables.TABLES}  # table -> its view
@@ -54,8 +55,9 @@ def drop_views(spark: SparkSession) -> None:
         spark.catalog.dropTempView(name)
 
 
-def register_duckdb_views(con: duckdb.DuckDBPyConnection, tables: Mapping[str, pa.Table]) -> None:
-    """``register_views`` on a DuckDB connection: Arrow ``tables`` and the two rule tables, same names."""
+def register_duckdb_views(con: duckdb.DuckDBPyConnection, tables: Mapping[str, pa.Table | ds.Dataset]) -> None:
+    """``register_views`` on a DuckDB connection: Arrow ``tables`` (tables in memory, or datasets a query scans
+    as it runs) and the two rule tables, same names."""
     for name, table in tables.items():
         con.register(TABLE_VIEWS[name], table)
     for view, (columns, rows) in RULE_TABLES.items():

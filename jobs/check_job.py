@@ -6,9 +6,10 @@ one GX validation over its cached table; every custom expectation is one query (
 bounded sample), so the number of Spark passes depends on the suites, never on the input size.
 
 ``run_check(None, out_dir, config)`` runs the same suites without Spark, for a driver-engine run whose
-tables are small and local: the tables are read with pyarrow, GX validates them on its pandas
-engine and the custom expectations' queries run on an in-process DuckDB
-(``expectations.duckdb_metrics``, the Spark SQL transpiled by ``expectations.dialects``). The
+tables are local: the custom expectations' queries run on an in-process DuckDB over the Parquet files
+(``expectations.duckdb_metrics``, the Spark SQL transpiled by ``expectations.dialects``), and GX
+validates each suite's table on its pandas engine, loaded with the values of the columns its
+built-in expectations read and no others (``expectations.frame_columns``). The
 results, the verdict and the Data Docs are written exactly as on Spark (tests compare them).
 
 Writes under ``out_dir``:
@@ -44,10 +45,11 @@ from .check_config import CheckConfig, load_check_config
 from .fs import absolute, local_path, path_exists, write_text
 from .local_tables import write_text as write_local_text
 from .spark_errors import short_error
-from .stored_tables import read_local_arrow, read_table
+from .stored_tables import local_arrow, local_frame, local_rows, read_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.dataset as ds
 
 
 # ---- files ------------------------------------------------------------------------------------------
@@ -193,6 +195,14 @@ def _write_validation(spark: Optional[SparkSession], path: str, result: dict) ->
         write_atomically(None, path, text)
 
 
+# What the check's DuckDB may hold before its joins, sorts and windows spill to a temporary directory: without
+# a bound DuckDB takes up to 80 % of the machine, and the custom queries' need grows with the events table
+# (its peak beyond the frames: about 250 MB at 1 M lines, 650 MB at 3 M). Bounded at 256 MB, the check of 3 M
+# lines peaked at 0.99 GB instead of 1.23 GB, in 13.4 s instead of 12.7 s (load 3; bench/RESULTS.md, "The driver
+# engine's check in bounded memory").
+DUCKDB_MEMORY_LIMIT = "256MB"
+
+
 # ---- the job ----------------------------------------------------------------------------------------
 def require_replay_tables(spark: Optional[SparkSession], out_dir: str) -> None:
     """Raise ``InputError`` unless ``out_dir`` holds every table and the replay summary (a local
@@ -219,10 +229,10 @@ def _load_tables(spark: SparkSession, out_dir: str) -> dict[str, DataFrame]:
     return {t: read_table(spark, out_dir, t).persist(StorageLevel.MEMORY_AND_DISK) for t in TABLES}
 
 
-def _load_arrow_tables(out_dir: str) -> dict[str, pa.Table]:
+def _local_tables(out_dir: str) -> dict[str, pa.Table | ds.Dataset]:
     local = local_path(out_dir)
     assert local is not None, out_dir  # run_check refuses a remote DIR without Spark
-    return {t: read_local_arrow(local, t) for t in TABLES}
+    return {t: local_arrow(local, t) for t in TABLES}
 
 
 @contextlib.contextmanager
@@ -238,36 +248,57 @@ def _spark_batches(spark: SparkSession, tables: Mapping[str, DataFrame]) -> Iter
 
 
 @contextlib.contextmanager
-def _duckdb_batches(tables: Mapping[str, pa.Table], suite_tables: list[str]) -> Iterator[dict]:
-    """The suites' batches without Spark: each suite's table as a pandas frame for GX's pandas engine,
-    every table (and the rule tables) as a view of an in-process DuckDB for the custom queries."""
+def _duckdb_batches(
+    tables: Mapping[str, pa.Table | ds.Dataset], frame_columns: Mapping[str, Optional[frozenset[str]]]
+) -> Iterator[dict]:
+    """The suites' batches without Spark: every table (and the rule tables) as a view of an in-process DuckDB for
+    the custom queries, a large one scanning its Parquet files as a query asks (``stored_tables.local_arrow``);
+    each suite's table as a pandas frame for GX's pandas engine holding the values of ``frame_columns[table]``
+    only (``expectations.frame_columns``: what its built-in expectations read; None: all)."""
     import duckdb
 
     from kafka_forensics.expectations import duckdb_metrics
     from kafka_forensics.expectations.views import TABLE_VIEWS, register_duckdb_views
 
-    con = duckdb.connect()
+    spill = tempfile.TemporaryDirectory(prefix="kafka-forensics-duckdb-")
+    con = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY_LIMIT, "temp_directory": spill.name})
     try:
         con.sql("SET TimeZone = 'UTC'")  # as Spark's session time zone: instants print as UTC
         register_duckdb_views(con, tables)
         frames = {}
-        for name in suite_tables:
-            frames[name] = tables[name].to_pandas()
+        for name, columns in frame_columns.items():
+            frames[name] = local_frame(tables[name], columns)
             frames[name].attrs[duckdb_metrics.BATCH_VIEW_ATTR] = TABLE_VIEWS[name]
         with duckdb_metrics.using(con):
             yield frames
     finally:
         con.close()
+        spill.cleanup()
+
+
+def _frame_columns(suites: Mapping[str, list]) -> dict[str, Optional[frozenset[str]]]:
+    """Table -> the columns whose values the built-in expectations of the suites validating it read (None: any),
+    with the evidence columns GX reports offending rows by."""
+    from kafka_forensics.expectations.frame_columns import columns_read
+    from kafka_forensics.expectations.suites import EVIDENCE_COLUMNS, SUITE_TABLES
+
+    out: dict[str, Optional[frozenset[str]]] = {}
+    for suite, expectations in suites.items():
+        table, read = SUITE_TABLES[suite], columns_read(expectations, EVIDENCE_COLUMNS.get(suite, ()))
+        known = out.get(table, frozenset())
+        out[table] = None if read is None or known is None else known | read
+    return out
 
 
 def _run_suites(
     spark: Optional[SparkSession],
     config: CheckConfig,
-    tables: Mapping[str, DataFrame] | Mapping[str, pa.Table],
+    tables: Mapping[str, DataFrame] | Mapping[str, pa.Table | ds.Dataset],
     gx_root: str,
     timings: Optional[dict] = None,
 ) -> dict[str, dict]:
-    """GX results per suite: on Spark's cached ``tables``, or (``spark`` None) on Arrow ``tables`` without Spark."""
+    """GX results per suite: on Spark's cached ``tables``, or (``spark`` None) on local Arrow tables and datasets
+    without Spark."""
     import time
 
     from kafka_forensics.expectations import gx_run
@@ -280,8 +311,9 @@ def _run_suites(
         max_under_min_isr_seconds=config.max_under_min_isr_seconds,
         severity=config.severity,
     )
+    suites = {suite: expectations_for(suite, settings) for suite in config.suites}
     if spark is None:
-        batches = _duckdb_batches(tables, [SUITE_TABLES[s] for s in config.suites])  # type: ignore[arg-type]
+        batches = _duckdb_batches(tables, _frame_columns(suites))  # type: ignore[arg-type]
         datasource = "pandas"
         engine_settings = gx_run.no_batch_fingerprint()
     else:
@@ -291,7 +323,7 @@ def _run_suites(
     results = {}
     with gx_run.quiet_gx(), engine_settings, batches as frames:
         context = gx_run.open_context(f"{gx_root}/gx", f"{gx_root}/data_docs")
-        for suite in config.suites:
+        for suite, expectations in suites.items():
             started = time.perf_counter()
             table = SUITE_TABLES[suite]
             results[suite] = gx_run.validate(
@@ -299,7 +331,7 @@ def _run_suites(
                 suite,
                 table,
                 frames[table],
-                expectations_for(suite, settings),
+                expectations,
                 evidence_columns=EVIDENCE_COLUMNS.get(suite),
                 datasource=datasource,
             )
@@ -327,15 +359,15 @@ def run_check(
     out_dir = out_dir.rstrip("/") or out_dir
     where = absolute(out_dir)  # for Spark; the verdict names the directory as it was given
     tables: dict[str, DataFrame] = {}
-    arrow: dict[str, pa.Table] = {}
+    arrow: dict[str, pa.Table | ds.Dataset] = {}
     try:
         local_dir = local_path(out_dir)
         if spark is None and local_dir is None:
             raise UsageError(f"the check without Spark reads a local DIR only, not {out_dir}")
         require_replay_tables(spark, where)
         if spark is None:
-            arrow = _load_arrow_tables(where)
-            counts = {name: table.num_rows for name, table in arrow.items()}
+            arrow = _local_tables(where)
+            counts = {name: local_rows(table) for name, table in arrow.items()}
         else:
             tables = _load_tables(spark, where)
             counts = {name: df.count() for name, df in tables.items()}

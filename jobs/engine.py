@@ -23,7 +23,8 @@ line at most, measured), where Spark spills to disk. It takes the input while th
 what a local run may hold anyway, the heap a local Spark driver gets (``spark_session.local_memory_gib``:
 half the machine's memory, at most 8 GiB). On this 2-core machine that is about 1.9 M lines, and up to
 there the driver is the faster engine: ``analyze`` of 998,821 lines took 44 s against Spark's 119 s
-with the same outputs (bench/RESULTS.md, "The driver engine at a million lines").
+with the same outputs (bench/RESULTS.md, "The driver engine at a million lines"). A command on the
+tables already in DIR holds far less, 100-145 bytes an events row for the check (``DIR_BYTES_PER_ROW``).
 """
 
 from __future__ import annotations
@@ -59,6 +60,14 @@ def engine_choice(conf: Optional[dict[str, str]]) -> str:
 # line). Its estimate: a base and a cost per line, with a margin over the most measured.
 DRIVER_BASE_BYTES = 512 << 20
 DRIVER_BYTES_PER_LINE = 4 << 10
+# A command on the tables already in DIR needs less: the check loads into pandas only the few columns its built-in
+# expectations read (``expectations.frame_columns``), its DuckDB is bounded (``check_job.DUCKDB_MEMORY_LIMIT``),
+# and the report's queries run on DuckDB over the Parquet files. The check's peak (VmHWM, 2026-11-26, this
+# machine): 0.71-0.80 GB at 998,821 events rows, 0.97-1.0 GB at 2,996,463 (100-145 bytes a row beyond about
+# 0.6 GB: the events suite's pandas frame and GX's copies of it); the report's, 0.27 GB at both. Its estimate,
+# with a margin: a base and a cost per row of the events table.
+DIR_BASE_BYTES = 768 << 20
+DIR_BYTES_PER_ROW = 256
 # Lines are counted in each file's first MiB (decompressed): a file's lines are that density times its size
 # (for a .gz, its size times the compression ratio of that first MiB).
 _SAMPLE_BYTES = 1 << 20
@@ -109,25 +118,25 @@ def estimated_lines(inputs: Iterable[str]) -> float:
     return max(_running_lines(inputs), default=0.0)  # the last running total: they only grow
 
 
-def _lines_that_fit() -> float:
-    """The most lines whose estimated peak memory on the driver engine stays within what a local run may hold
-    (``spark_session.local_memory_gib``)."""
+def _lines_that_fit(base_bytes: int, bytes_per_line: int) -> float:
+    """The most lines (or rows) whose estimated peak memory on the driver engine, ``base_bytes`` and
+    ``bytes_per_line``, stays within what a local run may hold (``spark_session.local_memory_gib``)."""
     from .spark_session import local_memory_gib
 
-    return ((local_memory_gib() << 30) - DRIVER_BASE_BYTES) / DRIVER_BYTES_PER_LINE
+    return ((local_memory_gib() << 30) - base_bytes) / bytes_per_line
 
 
 def fits_the_driver(inputs: Iterable[str]) -> bool:
     """True if the run of the plain local ``inputs`` fits the driver (``estimated_lines``). Files are sampled
     only until the estimate no longer fits: a large input costs a few hundred MiB of reading, not all of it."""
-    limit = _lines_that_fit()
+    limit = _lines_that_fit(DRIVER_BASE_BYTES, DRIVER_BYTES_PER_LINE)
     return all(lines <= limit for lines in _running_lines(inputs))
 
 
 def dir_fits_the_driver(out_dir: str) -> bool:
-    """True if the run that wrote the local ``out_dir`` fits the driver: its events table's rows (each a line's
-    record, from the Parquet footers) as its lines. No events table counts nothing (the command that reads it
-    says what is missing)."""
+    """True if a command on the tables in the local ``out_dir`` (``check --reuse``, ``report``) fits the driver: by
+    its events table's rows (from the Parquet footers) at ``DIR_BYTES_PER_ROW``, what the check needs. No events
+    table counts nothing (the command that reads it says what is missing)."""
     import pyarrow.parquet as pq
 
     rows = 0
@@ -136,7 +145,7 @@ def dir_fits_the_driver(out_dir: str) -> bool:
             rows += pq.ParquetFile(part).metadata.num_rows
         except (OSError, ValueError):  # unreadable: the command that reads it reports it
             continue
-    return rows <= _lines_that_fit()
+    return rows <= _lines_that_fit(DIR_BASE_BYTES, DIR_BYTES_PER_ROW)
 
 
 def local_plain(inputs: Iterable[str], out_dir: Optional[str], written: Iterable[str] = ()) -> bool:

@@ -182,3 +182,36 @@ def test_run_check_without_replay_tables_is_an_input_error_with_a_verdict(spark,
         run_check(spark, str(tmp_path), load_check_config(None))
     verdict = verdict_of(tmp_path)
     assert verdict["exit_code"] == 2 and "replay" in verdict["error"]
+
+
+def test_a_frame_read_a_batch_at_a_time_holds_what_the_whole_tables_conversion_holds(zombie, tmp_path, monkeypatch):
+    """``stored_tables.local_frame``, the check's pandas frames: the zombie run's events split into files of 40
+    lines, so that a column is null in every line of one file and not of another (pandas gives the two parts
+    different dtypes), read batch by batch (as a table too large to hold, ``IN_MEMORY_BYTES``) equal pyarrow's
+    conversion of the whole table; a frame of some columns holds their values and the table's other columns by
+    name only, with its row count."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from kafka_forensics.core.tables import EVENTS
+    from kafka_forensics.jobs import stored_tables
+    from kafka_forensics.jobs.stored_tables import local_arrow, local_frame, local_rows
+
+    _, out = zombie
+    whole = local_arrow(str(out), EVENTS)  # small: in memory
+    (tmp_path / EVENTS).mkdir()
+    for n, start in enumerate(range(0, whole.num_rows, 40)):
+        pq.write_table(whole.slice(start, 40), tmp_path / EVENTS / f"part-{n:05d}.parquet")
+    monkeypatch.setattr(stored_tables, "IN_MEMORY_BYTES", 0)
+    dataset = local_arrow(str(tmp_path), EVENTS)
+    assert not isinstance(dataset, type(whole)) and local_rows(dataset) == local_rows(whole)
+    parts = [pq.read_table(p).to_pandas() for p in sorted((tmp_path / EVENTS).iterdir())]
+    assert any(len({str(p[c].dtype) for p in parts}) > 1 for c in whole.column_names)
+
+    some_columns = ["source_file", "line_no", "level"]
+    for source in (dataset, whole):
+        pd.testing.assert_frame_equal(local_frame(source), whole.to_pandas(), check_exact=True)
+        some = local_frame(source, set(some_columns))
+        assert list(some.columns) == whole.column_names and len(some) == whole.num_rows
+        pd.testing.assert_frame_equal(some[some_columns], whole.select(some_columns).to_pandas())
+        assert some["message"].isna().all() and some["message"].array.nbytes == 0

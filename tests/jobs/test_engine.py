@@ -132,10 +132,10 @@ def test_a_small_local_dir_goes_to_the_driver(no_jvm, small_dir, tmp_path):
 def test_a_dir_whose_run_does_not_fit_goes_to_spark(no_jvm, small_dir, monkeypatch):
     """The events table's rows (from the Parquet footers) count as the run's lines."""
     monkeypatch.setattr(spark_session, "local_memory_gib", lambda: 1)
-    monkeypatch.setattr(engine, "DRIVER_BASE_BYTES", 0)
-    monkeypatch.setattr(engine, "DRIVER_BYTES_PER_LINE", (1 << 30) // 1000)
+    monkeypatch.setattr(engine, "DIR_BASE_BYTES", 0)
+    monkeypatch.setattr(engine, "DIR_BYTES_PER_ROW", (1 << 30) // 1000)
     assert choose_dir_engine(small_dir, None, {}) == DRIVER  # 1,000 rows: just within
-    monkeypatch.setattr(engine, "DRIVER_BYTES_PER_LINE", (1 << 30) // 999)
+    monkeypatch.setattr(engine, "DIR_BYTES_PER_ROW", (1 << 30) // 999)
     assert choose_dir_engine(small_dir, None, {}) == SPARK
     assert engine.dir_fits_the_driver(str(Path(small_dir).parent / "missing"))  # the command says what is missing
 
