@@ -65,7 +65,7 @@ _SAMPLE_BYTES = 1 << 20
 _READ = 64 << 10
 
 
-def _estimated_lines(path: str) -> float:
+def estimated_file_lines(path: str) -> float:
     """The lines of one file, from its first ``_SAMPLE_BYTES`` (decompressed for gzip; whole if smaller)."""
     size = os.path.getsize(path)
     with open(path, "rb") as f:
@@ -94,11 +94,11 @@ def _estimated_lines(path: str) -> float:
 
 def _running_lines(inputs: Iterable[str]) -> Iterator[float]:
     """The estimated lines of the log files under the plain local ``inputs`` (the files ``discovery`` reads),
-    summed file by file (``_estimated_lines``)."""
+    summed file by file (``estimated_file_lines``)."""
     total = 0.0
     for path in local_log_files(list(inputs)):
         try:
-            total += _estimated_lines(path)
+            total += estimated_file_lines(path)
         except OSError:
             continue  # unreadable: discovery reports it
         yield total
