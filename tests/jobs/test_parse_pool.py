@@ -17,8 +17,7 @@ import pytest
 from kafka_forensics.core.errors import LayoutError
 from kafka_forensics.jobs import parse_pool
 from kafka_forensics.jobs.discovery import discover
-from kafka_forensics.jobs.parse_driver import path_of
-from kafka_forensics.jobs.parse_driver import parse_in_driver
+from kafka_forensics.jobs.parse_driver import parse_in_driver, path_of
 from kafka_forensics.parsers.columnar import ROW_BY_ROW_BELOW
 from kafka_forensics.parsers.records import ParseOptions
 from tests.support.outputs import table
@@ -47,9 +46,7 @@ def test_the_pool_leaves_the_serial_parses_tables(tmp_path):
     assert parse_pool.pool_workers(paths, ROW_BY_ROW_BELOW, POOL) > 1  # this machine runs the pool at all
 
     serial = parse_in_driver(inputs, str(tmp_path / "serial"), ParseOptions(), pool_min_seconds=SERIAL)
-    pooled = parse_in_driver(
-        inputs, str(tmp_path / "pool"), ParseOptions(), pool_min_seconds=POOL, split_bytes=8 << 10
-    )
+    pooled = parse_in_driver(inputs, str(tmp_path / "pool"), ParseOptions(), pool_min_seconds=POOL, split_bytes=8 << 10)
 
     by_serial, by_pool = tmp_path / "serial", tmp_path / "pool"
     # the concatenation was really cut in splits (13 of 8 KiB), and the settling had work to do
