@@ -117,7 +117,9 @@ def parse_in_driver(
 
     An input whose serial parse would take ``pool_min_seconds`` or more (``parse_pool.pool_workers``) is
     parsed in a pool of processes, its large plain files in splits; the tables are the serial parse's.
-    ``split_bytes``: the split size (default: whole files serially, ``parse_pool.pool_split_bytes`` in a pool)."""
+    ``split_bytes``: the split size (default: whole files serially, ``parse_pool.pool_split_bytes`` in a pool).
+    The pool's processes import the caller's main module, as ``multiprocessing`` does: a script that calls this
+    guards its top level with ``if __name__ == "__main__":``."""
     notes: list[str] = []
     files = discover(None, inputs, notes)
     out = Path(absolute(out_dir))

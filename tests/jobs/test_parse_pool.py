@@ -69,3 +69,15 @@ def test_a_workers_error_is_the_serial_parses_error(tmp_path):
         parse_in_driver([str(BUNDLED)], str(tmp_path / "pool"), options, pool_min_seconds=POOL)
     assert str(pooled.value) == str(serial.value)
     assert type(pooled.value.__cause__).__name__ == "_RemoteTraceback"  # it was raised in a worker
+
+
+def test_the_gate_keeps_the_bundled_sample_serial_and_pools_the_recorded_incidents():
+    """The bundled sample (584 lines) is parsed in this process; all of sample_logs/ (511 files, 138,449 lines,
+    about 9 s of serial parsing) in the pool. Estimated from the files' lines, not timed."""
+
+    def paths(root):
+        return [path_of(f.uri) for f in discover(None, [str(root)])]
+
+    assert parse_pool.pool_workers(paths(BUNDLED), ROW_BY_ROW_BELOW) == 1
+    assert parse_pool.estimated_parse_seconds(paths(BUNDLED), ROW_BY_ROW_BELOW) < 0.1
+    assert parse_pool.pool_workers(paths(SAMPLES), ROW_BY_ROW_BELOW) == min(parse_pool.cores(), 511)
