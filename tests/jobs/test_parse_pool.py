@@ -41,7 +41,8 @@ def test_the_pool_leaves_the_serial_parses_tables(tmp_path):
     concatenated = tmp_path / "all" / "state-change.log"
     concatenated.parent.mkdir()
     concatenated.write_bytes(b"".join((BUNDLED / f"broker-{n}" / "state-change.log").read_bytes() for n in (1, 2, 3)))
-    inputs = [str(BUNDLED), str(SAMPLES / "real-2.4-zk-controller-kill"), str(concatenated.parent)]
+    gzipped = SAMPLES / "real-2.4-zk-controller-kill" / "broker-1" / "state-change.log.gz"
+    inputs = [str(BUNDLED), str(gzipped), str(concatenated.parent)]
     paths = [path_of(f.uri) for f in discover(None, inputs)]
     assert parse_pool.pool_workers(paths, ROW_BY_ROW_BELOW, POOL) > 1  # this machine runs the pool at all
 
