@@ -85,8 +85,9 @@ def estimated_parse_seconds(paths: Iterable[str], row_by_row_below: int, enough:
 
 def pool_workers(paths: Sequence[str], row_by_row_below: int, min_seconds: float = POOL_MIN_PARSE_SECONDS) -> int:
     """How many processes parse the files at ``paths``: 1 (this one, serially) unless the input is large enough
-    for a pool to pay for itself (``POOL_MIN_PARSE_SECONDS``) and there are several cores and files."""
-    workers = min(cores(), max(len(paths), 1))
+    for a pool to pay for itself (``POOL_MIN_PARSE_SECONDS``) and there are several cores (the caller takes no
+    more than it has splits: one large plain file is cut into several)."""
+    workers = cores()
     if workers < 2 or multiprocessing.current_process().daemon:  # a daemonic process may not have children
         return 1
     if estimated_parse_seconds(paths, row_by_row_below, min_seconds) < min_seconds:
