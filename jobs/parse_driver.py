@@ -46,9 +46,9 @@ from .local_tables import write_table, write_text
 from .parse_job import QUARANTINE_REASONS, ParseSummary, no_records, summary_of
 from .parse_pool import POOL_MIN_PARSE_SECONDS, map_in_pool, pool_split_bytes, pool_workers
 
-# Split size of the serial parse: every file is one split, read whole. Its parse peaks at about 7 times its bytes
-# (0.41 GB over the process's own for one 58 MB file of 172,357 simulated 2.4 TRACE lines: 2.4 KB a line), under the replay's
-# 3.1 KB a line that bounds what the driver takes (``engine.fits_the_driver``).
+# Split size of the serial parse: every file is one split, read whole. Its parse peaks at about 7 times its
+# bytes (0.41 GB over the process's own for one 58 MB file of 172,357 simulated 2.4 TRACE lines: 2.4 KB a
+# line), under the replay's 3.1 KB a line that bounds what the driver takes (``engine.fits_the_driver``).
 WHOLE_FILES = 1 << 62
 
 
