@@ -43,11 +43,12 @@ COLUMNAR_SECONDS_PER_LINE = 11e-6
 POOL_MIN_PARSE_SECONDS = 3.0
 """The least estimated serial parse time (``estimated_parse_seconds``) for which the driver parses in a pool.
 
-The pool's fixed cost, measured on this 2-core machine (bench/RESULTS.md, "The driver parse on every core"):
-the forkserver's start with the parse's imports, and each worker's first grammar builds, about 1 to 1.5 s
-of wall time before the workers' first results. With two workers a parse of S seconds takes about
-S / 2 + 1.5 s, a gain only past 3 s. The bundled sample (584 lines, 0.6 s) stays serial; sample_logs/
-(about 9 s) and a million lines (about 11 s) take the pool."""
+The pool's fixed cost, measured on this 2-core machine (bench/RESULTS.md, "The driver parse on every core"): the
+forkserver's imports (about 0.7 s of CPU) and each worker's own parser builds (0.2-0.5 s per dialect it meets,
+which the serial parse builds once): the bundled sample forced into the pool took 1.8 s of CPU against 0.66 s
+serially, sample_logs/ (30 dialects) 21.6 s against 17.3 s, a million lines 12.8 s against 12.0 s. With two
+workers a serial parse of S seconds takes about S / 2 plus 1-1.5 s, a gain only past about 3 s. The bundled
+sample (estimated 0.04 s) stays serial; sample_logs/ (9.4 s) and a million lines (12.0 s) take the pool."""
 
 # Split size in the pool: large plain files are cut so that the work balances over the workers (about
 # ``_SPLITS_PER_WORKER`` pieces each, dealt largest first) and a worker's memory stays bounded (a split's
