@@ -18,13 +18,13 @@ the size (local inputs and a local DIR only). The default, ``auto``, takes the d
 would launch a local Spark itself and the run fits the driver (``fits_the_driver``, ``dir_fits_the_driver``):
 under spark-submit, or in a process whose session is already running (a notebook), Spark runs everything.
 
-What fits: the driver engine holds a run's events in memory, so its need grows with the lines (3.1 KB a
-line at most, measured), where Spark spills to disk. It takes the input while that need stays within
-what a local run may hold anyway, the heap a local Spark driver gets (``spark_session.local_memory_gib``:
-half the machine's memory, at most 8 GiB). On this 2-core machine that is about 1.9 M lines, and up to
-there the driver is the faster engine: ``analyze`` of 998,821 lines took 44 s against Spark's 119 s
-with the same outputs (bench/RESULTS.md, "The driver engine at a million lines"). A command on the
-tables already in DIR holds far less, 100-145 bytes an events row for the check (``DIR_BYTES_PER_ROW``).
+What fits: the driver engine never holds a run's lines (the parse writes each file or split as it goes, the
+replay streams the events, ``replay_streams``; the check's frames hold only the columns its expectations read,
+``expectations.frame_columns``). What still grows with the lines is small: the check's frame, each broker's line
+positions (``impact.BrokerLines``) and the outputs. It takes the input while its estimated peak stays within
+what a local run may hold anyway, the heap a local Spark driver gets (``spark_session.local_memory_gib``: half
+the machine's memory, at most 8 GiB): about 29 M lines here. Up to there the driver is the faster engine on
+this 2-core machine (bench/RESULTS.md, "The driver engine at ten million lines").
 """
 
 from __future__ import annotations
@@ -55,11 +55,12 @@ def engine_choice(conf: Optional[dict[str, str]]) -> str:
 
 
 # The driver engine's peak memory (``/usr/bin/time``'s maximum RSS of ``analyze``, 2026-11-26, this 2-core machine):
-# 0.49 GB on the bundled 584-line sample; 1.68 GB and 3.63 GB on 379,358 and 998,821 simulated 2.4 TRACE lines
-# (3.1 KB a line beyond the first); 0.75 GB on the 138,449 lines of sample_logs/ (43 recorded incidents, 1.9 KB a
-# line). Its estimate: a base and a cost per line, with a margin over the most measured.
-DRIVER_BASE_BYTES = 512 << 20
-DRIVER_BYTES_PER_LINE = 4 << 10
+# 1.32 GB on 998,821 simulated 2.4 TRACE lines, PEAK10M on 9,886,206; per stage at ten million, the replay 1.73 GB
+# (its one bucket of partitions' lines, ``replay_streams.BUCKET_ROWS``, and 24 bytes a line of broker positions)
+# and the check 100-145 bytes per events row (``DIR_BYTES_PER_ROW``). Its estimate: a base and a cost per line, with
+# a margin over the most measured.
+DRIVER_BASE_BYTES = 1 << 30
+DRIVER_BYTES_PER_LINE = 256
 # A command on the tables already in DIR needs less: the check loads into pandas only the few columns its built-in
 # expectations read (``expectations.frame_columns``), its DuckDB is bounded (``check_job.DUCKDB_MEMORY_LIMIT``),
 # and the report's queries run on DuckDB over the Parquet files. The check's peak (VmHWM, 2026-11-26, this
@@ -74,7 +75,7 @@ _SAMPLE_BYTES = 1 << 20
 _READ = 64 << 10
 
 
-def _estimated_lines(path: str) -> float:
+def estimated_file_lines(path: str) -> float:
     """The lines of one file, from its first ``_SAMPLE_BYTES`` (decompressed for gzip; whole if smaller)."""
     size = os.path.getsize(path)
     with open(path, "rb") as f:
@@ -103,11 +104,11 @@ def _estimated_lines(path: str) -> float:
 
 def _running_lines(inputs: Iterable[str]) -> Iterator[float]:
     """The estimated lines of the log files under the plain local ``inputs`` (the files ``discovery`` reads),
-    summed file by file (``_estimated_lines``)."""
+    summed file by file (``estimated_file_lines``)."""
     total = 0.0
     for path in local_log_files(list(inputs)):
         try:
-            total += _estimated_lines(path)
+            total += estimated_file_lines(path)
         except OSError:
             continue  # unreadable: discovery reports it
         yield total

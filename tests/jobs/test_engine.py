@@ -189,8 +189,8 @@ def test_a_missing_input_is_reported_without_a_jvm(no_jvm, tmp_path):
 def test_sampling_stops_once_the_run_does_not_fit(monkeypatch):
     """A large input is not read file by file to its end just to learn that it does not fit."""
     read: list[str] = []
-    real = engine._estimated_lines
-    monkeypatch.setattr(engine, "_estimated_lines", lambda path: read.append(path) or real(path))
+    real = engine.estimated_file_lines
+    monkeypatch.setattr(engine, "estimated_file_lines", lambda path: read.append(path) or real(path))
     assert engine.fits_the_driver([SAMPLE]) and len(read) == 9  # the sample's 9 log files
     read.clear()
     monkeypatch.setattr(spark_session, "local_memory_gib", lambda: 1)
