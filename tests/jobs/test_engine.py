@@ -48,10 +48,10 @@ def test_anything_else_goes_to_spark(no_jvm, tmp_path, inputs, out, master, why)
 
 
 def test_an_input_beyond_what_a_local_run_may_hold_goes_to_spark(no_jvm, tmp_path, monkeypatch):
-    """The driver holds the events in memory; Spark spills: past the local memory bound, Spark."""
-    monkeypatch.setattr(spark_session, "local_memory_gib", lambda: 1)
+    """The driver's need grows with the lines (a little); Spark spills: past the local memory bound, Spark."""
+    monkeypatch.setattr(spark_session, "local_memory_gib", lambda: 2)
     assert choose_engine([SAMPLE], str(tmp_path / "out"), None, {}) == DRIVER  # 584 lines
-    monkeypatch.setattr(engine, "DRIVER_BYTES_PER_LINE", (1 << 30) // 584)
+    monkeypatch.setattr(engine, "DRIVER_BYTES_PER_LINE", ((2 << 30) - engine.DRIVER_BASE_BYTES) // 583)
     assert choose_engine([SAMPLE], str(tmp_path / "out"), None, {}) == SPARK
 
 
