@@ -55,7 +55,7 @@ def engine_choice(conf: Optional[dict[str, str]]) -> str:
 
 
 # The driver engine's peak memory (``/usr/bin/time``'s maximum RSS of ``analyze``, 2026-11-26, this 2-core machine):
-# 1.32 GB on 998,821 simulated 2.4 TRACE lines, PEAK10M on 9,886,206; per stage at ten million, the replay 1.73 GB
+# 1.27-1.32 GB on 998,821 simulated 2.4 TRACE lines, 2.18-2.26 GB on 9,886,206; per stage at ten million, the replay 1.73 GB
 # (its one bucket of partitions' lines, ``replay_streams.BUCKET_ROWS``, and 24 bytes a line of broker positions)
 # and the check 100-145 bytes per events row (``DIR_BYTES_PER_ROW``). Its estimate: a base and a cost per line, with
 # a margin over the most measured.

@@ -40,15 +40,16 @@ from kafka_forensics.parsers.records import ParseOptions
 from .discovery import discover
 from .events_writer import write_events
 from .fs import absolute
-from .local_splits import Split, SplitFacts, parse_split, plan_splits, settle
+from .local_splits import SPLIT_BYTES, Split, SplitFacts, parse_split, plan_splits, settle
 from .local_splits import part_name as split_part
 from .local_tables import write_table, write_text
 from .parse_job import QUARANTINE_REASONS, ParseSummary, no_records, summary_of
 from .parse_pool import POOL_MIN_PARSE_SECONDS, map_in_pool, pool_split_bytes, pool_workers
 
-# Split size of the serial parse: every file is one split, read whole. Its parse peaks at about 7 times its
-# bytes (0.41 GB over the process's own for one 58 MB file of 172,357 simulated 2.4 TRACE lines: 2.4 KB a
-# line), under the replay's 3.1 KB a line that bounds what the driver takes (``engine.fits_the_driver``).
+# Split size of the serial parse: a file is read whole up to the Spark job's split size (``local_splits.SPLIT_BYTES``,
+# 64 MiB), larger plain files in splits of that size. A split's parse peaks at about 7 times its bytes (0.41 GB over
+# the process's own for one 58 MB file of 172,357 simulated 2.4 TRACE lines), whatever the file's size: the driver's
+# memory bound (``engine.fits_the_driver``) no longer grows with the lines, so neither may the parse's.
 WHOLE_FILES = 1 << 62
 
 
@@ -117,7 +118,7 @@ def parse_in_driver(
 
     An input whose serial parse would take ``pool_min_seconds`` or more (``parse_pool.pool_workers``) is
     parsed in a pool of processes, its large plain files in splits; the tables are the serial parse's.
-    ``split_bytes``: the split size (default: whole files serially, ``parse_pool.pool_split_bytes`` in a pool).
+    ``split_bytes``: the split size (default: ``local_splits.SPLIT_BYTES`` serially, ``parse_pool.pool_split_bytes`` in a pool).
     The pool's processes import the caller's main module, as ``multiprocessing`` does: a script that calls this
     guards its top level with ``if __name__ == "__main__":``."""
     notes: list[str] = []
@@ -129,7 +130,7 @@ def parse_in_driver(
     workers = pool_workers(list(paths.values()), ROW_BY_ROW_BELOW, pool_min_seconds)
     try:
         if split_bytes is None:
-            split_bytes = WHOLE_FILES if workers == 1 else pool_split_bytes(sum(f.size for f in files), workers)
+            split_bytes = SPLIT_BYTES if workers == 1 else pool_split_bytes(sum(f.size for f in files), workers)
         if options.use_lark:  # plain Lark (--lark) reads whole files, row by row, as the Spark job does
             split_bytes = WHOLE_FILES
         splits = plan_splits(files, paths, options, split_bytes)
