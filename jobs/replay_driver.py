@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
@@ -64,9 +64,7 @@ from kafka_forensics.replay.story import STORY_JSON, Story, story_json, tell_loc
 from .fs import absolute, local_path
 from .local_tables import write_table, write_text
 from .replay_options import ReplayOptions, ReplaySummary, impact_summary, validate_options
-from .replay_streams import IN_GROUP, EventStreams
-
-_MIN_TS = datetime.min.replace(tzinfo=timezone.utc)
+from .replay_streams import IN_GROUP, EventStreams, spark_order
 
 SUMMARY_JSON = "replay_summary.json"
 FINDINGS_JSONL = "findings.jsonl"
@@ -130,12 +128,6 @@ def _unclean_times(findings: Iterable[Finding]) -> dict[tuple, list[datetime]]:
     return out
 
 
-def _spark_order(e: dict) -> tuple:
-    """A partition's lines in the order the Spark job hands them to its replay (``ts`` nulls first, file, line)."""
-    ts = e.get("ts")
-    return (ts is not None, ts or _MIN_TS, e["source_file"], e["line_no"])
-
-
 class DriverReplay:
     """Every output of one replay, in the order the Spark job writes it. The lines are read as three streams
     (``replay_streams``): only the cluster-wide lines, one partition's lines and what the outputs hold are in
@@ -180,8 +172,8 @@ class DriverReplay:
             if name not in out.contexts:  # a cluster of partitions' lines only
                 lines[name] = ClusterLines()
                 out.contexts[name] = lines[name].context(name, options.clock_skew_seconds, templates.get(name, set()))
-            side_lines = sorted(lines[name].partitions.pop((topic, partition), ()), key=_spark_order)
-            merged = list(heapq.merge(group, side_lines, key=_spark_order)) if side_lines else group
+            side_lines = sorted(lines[name].partitions.pop((topic, partition), ()), key=spark_order)
+            merged = list(heapq.merge(group, side_lines, key=spark_order)) if side_lines else group
             self._replay(merged, name, (topic, partition), options, sel, out, per_partition)
         for name in sorted(lines):
             for key, rest in sorted(lines[name].partitions.items()):

@@ -24,6 +24,7 @@ literals the rules' patterns require).
 from __future__ import annotations
 
 import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -36,7 +37,7 @@ from kafka_forensics.core.errors import InputError, JobError
 from kafka_forensics.core.tables import EVENTS
 from kafka_forensics.replay.cluster import ACTING_TYPES, CLUSTER_EVENT_TYPES, DELETION_COMPLETED, OFFSET_GAP_ATTR
 from kafka_forensics.replay.collector import rare_full_collections
-from kafka_forensics.replay.events import LINE_COLUMNS, TEXT_EVENT_TYPES, compact_batch
+from kafka_forensics.replay.events import BATCH_ROWS, LINE_COLUMNS, TEXT_EVENT_TYPES, compact_batch
 from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING
 from kafka_forensics.replay.kraft import RECORD_TYPES, TOPIC_RECORD
 from kafka_forensics.replay.local import is_partition_line
@@ -44,7 +45,6 @@ from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES
 from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED
 from kafka_forensics.replay.stale_epochs import REJECTED, RESPONSE, RESPONSE_ATTR
 
-BATCH_ROWS = 4096
 # Partitions' lines sorted at a time by Arrow, in memory. The replay's peak (2026-11-26): 1.06 GB at 998,821 lines
 # (one bucket), 1.73 GB at 9,886,206 (ten). Past one bucket they wait in the system's temp directory (``TMPDIR``).
 BUCKET_ROWS = 1_000_000
@@ -225,7 +225,7 @@ class EventStreams:
 
         Sorting all of them at once needs more memory than DuckDB may take (10 M lines: out of memory at 1 GB,
         nested columns and all, and so was its partitioned ``COPY``), so past ``BUCKET_ROWS`` lines ``split``
-        writes them out in buckets by a hash of the partition, and each bucket is read and sorted by Arrow alone:
+        writes them out in buckets by partition (``_bucket_of``), and each bucket is read and sorted by Arrow alone:
         the partitions come bucket by bucket, each one whole."""
         with rare_full_collections():
             for table in self._tables():
@@ -247,6 +247,16 @@ def _bucket_of(rows: pa.RecordBatch, buckets: int) -> pa.Array:
     return pc.subtract(spread, pc.multiply(pc.divide(spread, buckets), buckets))
 
 
+def spark_order(e: dict) -> tuple:
+    """An event's place in ``_in_spark_order``'s order within its partition (``ts`` nulls first, file, line), to merge
+    a partition's side lines into its group."""
+    ts = e.get("ts")
+    return (ts is not None, ts or _MIN_TS, e["source_file"], e["line_no"])
+
+
+_MIN_TS = datetime.min.replace(tzinfo=timezone.utc)
+
+
 def _in_spark_order(table: pa.Table) -> pa.Table:
     """Each partition's lines as the Spark job's replay gets them (``jobs.replay_job._grouped_map``: ascending,
     nulls first); a line without a time sorts first by a key of its own (no null placement per key before Arrow 25)."""
@@ -262,7 +272,7 @@ def _groups(table: pa.Table) -> Iterator[tuple[tuple, list[dict]]]:
     group: list[dict] = []
     for batch in table.to_batches(max_chunksize=BATCH_ROWS):
         for e in compact_batch(batch):
-            if not is_partition_line(e):  # the SQL tests disagree with the replay's own
+            if not is_partition_line(e):  # the masks disagree with the replay's own routing
                 raise JobError(f"{e['source_file']}:{e['line_no']}: a cluster-wide line read as a partition's")
             at = (e["cluster"], e["topic"], e["partition"])
             if at != key:
@@ -274,4 +284,4 @@ def _groups(table: pa.Table) -> Iterator[tuple[tuple, list[dict]]]:
         yield key, group
 
 
-__all__ = ["BUCKET_ROWS", "IN_GROUP", "LIGHT_COLUMNS", "EventStreams", "partition_mask", "side_mask"]
+__all__ = ["BUCKET_ROWS", "IN_GROUP", "LIGHT_COLUMNS", "EventStreams", "partition_mask", "side_mask", "spark_order"]

@@ -88,14 +88,6 @@ class ControllerActivity:
         ]
 
 
-def controller_activity(events: Iterable[dict]) -> list[dict]:
-    """One row per (controller_id, controller_epoch) of controller-authored lines: first/last action."""
-    activity = ControllerActivity()
-    for e in events:
-        activity.add(e)
-    return activity.rows()
-
-
 @dataclass(frozen=True)
 class Selection:
     """What the replay keeps of its input besides the lines themselves (the Spark job's options).
