@@ -5,11 +5,7 @@ pure Python and Polars work of the GIL-holding kind, so one core does it all: 10
 998,821 simulated lines. Splits are independent (each worker writes its own events file and returns only
 small rows), so a pool of ``min(cores, splits)`` processes parses them side by side.
 
-How the workers start: ``forkserver``. Plain ``fork`` copies a parent whose Polars/pyarrow thread pools may
-hold locks (a notebook's second parse) and can deadlock; ``forkserver`` forks each worker from a fresh
-single-threaded server process that imports the parse once (``_PRELOAD``), so a worker costs a fork, not an
-interpreter start and the imports; ``spawn`` pays the imports again in each worker (the measurements:
-bench/RESULTS.md, "The driver parse on every core").
+The pool itself (its start method, how work is dealt, how an error ends it) is ``process_pool``'s.
 
 What it costs, hence the gate (``POOL_MIN_PARSE_SECONDS``): the server's start and imports, and each worker
 building the grammars of the dialects it meets (which the serial parse builds once), before any gain.
@@ -17,21 +13,10 @@ building the grammars of the dialects it meets (which the serial parse builds on
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Callable, Iterable, Sequence, TypeVar
+from typing import Iterable, Sequence
 
 from .engine import estimated_file_lines
-
-T = TypeVar("T")
-R = TypeVar("R")
-
-START_METHOD = "forkserver"
-# What the server imports once, so that every worker forked from it has it loaded: the caller's main module
-# (which each worker would import otherwise, as multiprocessing does), the parse, and pandas, which pyarrow
-# imports when it first converts Python datetimes (0.3 s, in the middle of a worker's first file).
-_PRELOAD = ["__main__", "kafka_forensics.jobs.parse_driver", "pandas"]
+from .process_pool import cores, map_in_pool, may_fork
 
 # The serial parse's cost per line, by the path a file takes (``parsers.columnar.ROW_BY_ROW_BELOW``):
 # measured on this 2-core machine (2026-11-27): the 511 small files of sample_logs/ (138,449 lines,
@@ -61,14 +46,6 @@ MIN_SPLIT_BYTES = 4 << 20
 MAX_SPLIT_BYTES = 32 << 20
 
 
-def cores() -> int:
-    """The cores this process may run on (its affinity, as a container or ``taskset`` limits it)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def estimated_parse_seconds(paths: Iterable[str], row_by_row_below: int, enough: float = float("inf")) -> float:
     """The serial parse's time for the files at ``paths``, estimated from their lines
     (``engine.estimated_file_lines``) and the path each file takes; files are sampled only until the
@@ -90,50 +67,16 @@ def pool_workers(paths: Sequence[str], row_by_row_below: int, min_seconds: float
     """How many processes parse the files at ``paths``: 1 (this one, serially) unless the input is large enough
     for a pool to pay for itself (``POOL_MIN_PARSE_SECONDS``) and there are several cores (the caller takes no
     more than it has splits: one large plain file is cut into several)."""
-    workers = cores()
-    if workers < 2 or multiprocessing.current_process().daemon:  # a daemonic process may not have children
+    if not may_fork():
         return 1
     if estimated_parse_seconds(paths, row_by_row_below, min_seconds) < min_seconds:
         return 1
-    return workers
+    return cores()
 
 
 def pool_split_bytes(total_bytes: int, workers: int) -> int:
     """The split size for ``workers`` processes sharing ``total_bytes`` of input (see ``MAX_SPLIT_BYTES``)."""
     return max(MIN_SPLIT_BYTES, min(MAX_SPLIT_BYTES, total_bytes // (workers * _SPLITS_PER_WORKER)))
-
-
-def map_in_pool(function: Callable[[T], R], items: Sequence[T], workers: int, cost: Callable[[T], int]) -> list[R]:
-    """``[function(item) for item in items]`` in a pool of ``workers`` processes: the costliest items are
-    dealt first (the last to start are then the short ones), the results come back in ``items``' order.
-
-    An item's error is raised here as the serial loop would raise it: the first failing item in
-    ``items``' order, its own exception (type and message). On any error, and on Ctrl-C, the workers
-    still running are ended before this returns, so none outlives the parse."""
-    context = multiprocessing.get_context(START_METHOD)
-    if START_METHOD == "forkserver":
-        context.set_forkserver_preload(_PRELOAD)
-    order = sorted(range(len(items)), key=lambda k: -cost(items[k]))
-    pool = ProcessPoolExecutor(workers, mp_context=context)
-    try:
-        futures: dict[int, Future] = {k: pool.submit(function, items[k]) for k in order}
-        results = [futures[k].result() for k in range(len(items))]
-    except BaseException:
-        _end(pool)
-        raise
-    pool.shutdown(wait=True)
-    return results
-
-
-def _end(pool: ProcessPoolExecutor) -> None:
-    """Cancel what has not started and end the workers that run (``terminate_workers`` from Python 3.14)."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join()
 
 
 __all__ = ["POOL_MIN_PARSE_SECONDS", "map_in_pool", "pool_split_bytes", "pool_workers"]

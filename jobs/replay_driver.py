@@ -26,7 +26,6 @@ It never imports pyspark (it runs before or while the JVM starts).
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections import Counter
 from datetime import datetime, timedelta
@@ -46,7 +45,6 @@ from kafka_forensics.core.tables import (
 )
 from kafka_forensics.replay.collector import rare_full_collections
 from kafka_forensics.replay.events import TEXT_EVENT_TYPES
-from kafka_forensics.replay.filters import keeps_place, keeps_time
 from kafka_forensics.replay.final_state import snapshot_findings
 from kafka_forensics.replay.findings import Finding, findings_order_key, unique_findings
 from kafka_forensics.replay.impact import FactsBuilder, impact_rows, impact_totals, min_isr_table, session_timeouts
@@ -54,17 +52,15 @@ from kafka_forensics.replay.kraft import resolve_metadata_events
 from kafka_forensics.replay.local import (
     ClusterLines,
     LocalReplay,
-    Selection,
-    replay_partition_lines,
     stale_epoch_findings,
 )
-from kafka_forensics.replay.partition import ReplayConfig
 from kafka_forensics.replay.story import STORY_JSON, Story, story_json, tell_local
 
 from .fs import absolute, local_path
 from .local_tables import write_table, write_text
 from .replay_options import ReplayOptions, ReplaySummary, impact_summary, validate_options
-from .replay_streams import IN_GROUP, EventStreams, spark_order
+from .replay_partitions import kept_lines, replay_partitions, replay_workers, selection
+from .replay_streams import IN_GROUP, EventStreams
 
 SUMMARY_JSON = "replay_summary.json"
 FINDINGS_JSONL = "findings.jsonl"
@@ -100,26 +96,6 @@ def _cluster_of(cluster_from_path: Optional[str]) -> Callable[[str], str]:
     return of
 
 
-def _always(e: dict) -> bool:
-    return True
-
-
-def _partition_filter(options: ReplayOptions) -> Optional[Callable[[dict], bool]]:
-    """``--topic``/``--partition`` (timeline, describe) and the place filter, on the partition stage's events."""
-    flt = options.event_filter if options.event_filter is not None and options.event_filter.has_place else None
-    if options.topic is None and options.partition is None and flt is None:
-        return None
-
-    def keep(e: dict) -> bool:
-        if options.topic is not None and e["topic"] != options.topic:
-            return False
-        if options.partition is not None and e["partition"] != options.partition:
-            return False
-        return flt is None or keeps_place(flt, e)
-
-    return keep
-
-
 def _unclean_times(findings: Iterable[Finding]) -> dict[tuple, list[datetime]]:
     out: dict[tuple, list[datetime]] = {}
     for f in findings:
@@ -137,8 +113,7 @@ class DriverReplay:
         cluster = itemgetter("cluster")
         facts = FactsBuilder(cluster)
         lines: dict[str, ClusterLines] = {}
-        flt = options.event_filter
-        kept: Callable[[dict], bool] = (lambda e: keeps_time(flt, e)) if flt is not None and flt.has_time else _always
+        kept = kept_lines(options)
 
         def light(e: dict) -> None:  # a controller's action, a broker's line
             if kept(e):
@@ -158,26 +133,24 @@ class DriverReplay:
         for e in resolve_metadata_events(side):
             (lines.get(e["cluster"]) or lines.setdefault(e["cluster"], ClusterLines())).add(e)
             facts.add(e)
-        sel = Selection(templates, _partition_filter(options), stale_epochs=not options.has_place)
+        sel = selection(options, templates)
         out = LocalReplay()
         for name in sorted(lines):
             out.contexts[name] = lines[name].context(name, options.clock_skew_seconds, templates.get(name, set()))
+        side_partitions = {(name, *key): group for name in lines for key, group in lines[name].partitions.items()}
+        for name in lines:
+            lines[name].partitions = {}  # handed to the buckets of their partitions
         per_partition: dict[tuple, LocalReplay] = {}
-        for (name, topic, partition), group in streams.partition_groups():
-            group = [e for e in group if kept(e)]
-            if not group:
-                continue
-            for e in group:
-                facts.add(e)
-            if name not in out.contexts:  # a cluster of partitions' lines only
-                lines[name] = ClusterLines()
-                out.contexts[name] = lines[name].context(name, options.clock_skew_seconds, templates.get(name, set()))
-            side_lines = sorted(lines[name].partitions.pop((topic, partition), ()), key=spark_order)
-            merged = list(heapq.merge(group, side_lines, key=spark_order)) if side_lines else group
-            self._replay(merged, name, (topic, partition), options, sel, out, per_partition)
-        for name in sorted(lines):
-            for key, rest in sorted(lines[name].partitions.items()):
-                self._replay(rest, name, key, options, sel, out, per_partition)
+        for bucket in replay_partitions(streams, side_partitions, out.contexts, options):
+            for name, context in bucket.contexts.items():  # a cluster of partitions' lines only
+                if name not in out.contexts:
+                    lines[name], out.contexts[name] = ClusterLines(), context
+            facts.merge(bucket.facts)
+            for key, own in bucket.partitions.items():  # its findings kept apart until they are put in order
+                per_partition[key] = own
+                out.partition_intervals.extend(own.partition_intervals)
+                out.replica_intervals.extend(own.replica_intervals)
+                own.partition_intervals, own.replica_intervals = [], []
         for name in sorted(lines):  # in replay_all's order: the context's, each partition's, the stale epochs'
             out.findings.extend(out.contexts[name].findings)
             for key in sorted(k for k in per_partition if k[0] == name):
@@ -198,24 +171,6 @@ class DriverReplay:
         impact = impact_rows(self.partition_timeline, facts.facts(brokers, timeouts), min_isr, _unclean_times(unique))
         self.impact = _ordered(impact, TABLE_ORDER[IMPACT])
         self.impact_totals = _ordered(impact_totals(impact), TABLE_ORDER[IMPACT_TOTALS])
-
-    @staticmethod
-    def _replay(
-        events: list[dict],
-        cluster: str,
-        key: tuple,
-        options: ReplayOptions,
-        sel: Selection,
-        out: LocalReplay,
-        per_partition: dict[tuple, LocalReplay],
-    ) -> None:
-        """One partition replayed: its rows into ``out``, its findings kept apart until they are put in order."""
-        own = per_partition.setdefault((cluster, *key), LocalReplay())
-        cfg = ReplayConfig(cluster=cluster, user_version=options.kafka_version)
-        replay_partition_lines(events, out.contexts[cluster], cfg, sel, own)
-        out.partition_intervals.extend(own.partition_intervals)
-        out.replica_intervals.extend(own.replica_intervals)
-        own.partition_intervals, own.replica_intervals = [], []
 
     def summary(self, out_dir: str) -> ReplaySummary:
         """``jobs.replay_job.summarize`` of these outputs."""
@@ -276,7 +231,10 @@ def replay_in_driver(out_dir: str, options: ReplayOptions) -> ReplaySummary:
         raise UsageError(
             f"{out_dir}: the replay in the driver writes local directories only (the Spark job writes any)"
         )
-    with rare_full_collections(), EventStreams(local, _cluster_of(options.cluster_from_path)) as streams:
+    with (
+        rare_full_collections(),
+        EventStreams(local, _cluster_of(options.cluster_from_path), replay_workers) as streams,
+    ):
         replayed = DriverReplay(streams, options)
     return write_outputs(replayed, local, absolute(out_dir))
 
@@ -301,7 +259,10 @@ def story_in_driver(inputs: list[str], parse_options, options: ReplayOptions) ->
     validate_options(options)
     with tempfile.TemporaryDirectory(prefix="kafka-forensics-story-") as scratch:
         parse_in_driver(inputs, scratch, parse_options, scratch=True)
-        with rare_full_collections(), EventStreams(scratch, _cluster_of(options.cluster_from_path)) as streams:
+        with (
+            rare_full_collections(),
+            EventStreams(scratch, _cluster_of(options.cluster_from_path), replay_workers) as streams,
+        ):
             replayed = DriverReplay(streams, options)
     return replayed.stories()
 

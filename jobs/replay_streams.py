@@ -26,7 +26,7 @@ from __future__ import annotations
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Union
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -49,6 +49,7 @@ from kafka_forensics.replay.stale_epochs import REJECTED, RESPONSE, RESPONSE_ATT
 # (one bucket), 1.73 GB at 9,886,206 (ten). Past one bucket they wait in the system's temp directory (``TMPDIR``).
 BUCKET_ROWS = 1_000_000
 SCAN_ROWS = 65_536  # rows of the events table read at a time
+Bucket = Union[str, pa.Table]  # a bucket file's path, or the one bucket held in memory
 
 
 # The event types whose every line is a side line (``side_mask``).
@@ -116,16 +117,19 @@ class EventStreams:
     """The lines of ``out_dir/events`` split in one pass (``split``) into what the replay reads of them (see the
     module), each line with its ``cluster``; then each partition's lines (``partition_groups``)."""
 
-    def __init__(self, out_dir: str, cluster_of: Callable[[str], str]):
+    def __init__(self, out_dir: str, cluster_of: Callable[[str], str], workers: Callable[[int], int] = lambda rows: 1):
+        """``workers``: how many processes will replay the buckets, given the table's rows. Each holds a bucket at a
+        time, so with several the buckets are that much smaller, and at least two per worker (to balance them)."""
         path = Path(out_dir) / EVENTS
         if not path.is_dir():
             raise InputError(f"{path}: no events table (run parse first)")
         dataset = ds.dataset(path, format="parquet")
-        self._files, rows = dataset.files, dataset.count_rows()
+        self._files, self.rows = dataset.files, dataset.count_rows()
         self._cluster_of = cluster_of
         self._clusters: dict[str, str] = {}
         self._spill = tempfile.TemporaryDirectory(prefix="kafka-forensics-replay-")
-        self._buckets = max(1, -(-rows // BUCKET_ROWS))
+        self.workers = max(1, workers(self.rows))
+        self._buckets = max(-(-self.rows // (BUCKET_ROWS // self.workers)), 2 * self.workers if self.workers > 1 else 1)
         self._held: list[pa.Table] = []  # one bucket: the partitions' lines in memory
         self._writers: dict[int, pa.ipc.RecordBatchFileWriter] = {}
         self.templates: dict[str, set] = {}  # per cluster, the (broker, template) pairs of every line
@@ -204,32 +208,52 @@ class EventStreams:
     def _bucket_path(self, k: int) -> Path:
         return Path(self._spill.name) / f"bucket-{k}.arrow"
 
-    def _tables(self) -> Iterator[pa.Table]:
+    def buckets(self) -> list[tuple[int, Bucket]]:
+        """After ``split``: each bucket's partitions' lines, a bucket file's path or (one bucket) the table in memory,
+        by bucket number; ``bucket_groups`` reads one. A bucket holds every line of its partitions."""
         if self._buckets == 1:
-            if self._held:
-                yield pa.concat_tables(self._held)
-            self._held = []
-            return
+            held, self._held = self._held, []
+            return [(0, pa.concat_tables(held))] if held else []
+        found: list[tuple[int, Bucket]] = []
         for k in sorted(self._writers):
             self._writers.pop(k).close()
-            path = self._bucket_path(k)
-            with pa.OSFile(str(path)) as source:
-                table = pa.ipc.open_file(source).read_all()
-            path.unlink()
-            yield table
+            found.append((k, str(self._bucket_path(k))))
+        return found
+
+    def bucket_ids(self, partitions: list[tuple[str, str, int]]) -> list[int]:
+        """The bucket of each (cluster, topic, partition), as ``split`` put their lines."""
+        if self._buckets == 1 or not partitions:
+            return [0] * len(partitions)
+        cluster, topic, partition = zip(*partitions)
+        keys = pa.record_batch(
+            [pa.array(cluster, pa.string()), pa.array(topic, pa.string()), pa.array(partition, pa.int64())],
+            names=["cluster", "topic", "partition"],
+        )
+        return _bucket_of(keys, self._buckets).to_pylist()
 
     def partition_groups(self) -> Iterator[tuple[tuple, list[dict]]]:
         """((cluster, topic, partition), its lines), after ``split``: every partition's lines that are not side
         lines, each partition's together and in Spark's order (``ts`` nulls first, ``source_file``, ``line_no``),
-        message and stack only on the lines a rule reads them of (``TEXT_EVENT_TYPES``).
+        message and stack only on the lines a rule reads them of (``TEXT_EVENT_TYPES``), bucket by bucket."""
+        for _, bucket in self.buckets():
+            yield from bucket_groups(bucket)
 
-        Sorting all of them at once needs more memory than DuckDB may take (10 M lines: out of memory at 1 GB,
-        nested columns and all, and so was its partitioned ``COPY``), so past ``BUCKET_ROWS`` lines ``split``
-        writes them out in buckets by partition (``_bucket_of``), and each bucket is read and sorted by Arrow alone:
-        the partitions come bucket by bucket, each one whole."""
-        with rare_full_collections():
-            for table in self._tables():
-                yield from _groups(_in_spark_order(table))
+
+def bucket_groups(bucket: Bucket) -> Iterator[tuple[tuple, list[dict]]]:
+    """A bucket's partitions, each one's lines together and in Spark's order (``partition_groups``); a bucket file
+    is deleted once read.
+
+    Sorting all of the partitions' lines at once needs more memory than DuckDB may take (10 M lines: out of memory
+    at 1 GB, nested columns and all, and so was its partitioned ``COPY``), so past ``BUCKET_ROWS`` lines ``split``
+    writes them out in buckets by partition (``_bucket_of``), and each bucket is read and sorted by Arrow alone."""
+    if isinstance(bucket, str):
+        with pa.OSFile(bucket) as source:
+            table = pa.ipc.open_file(source).read_all()
+        Path(bucket).unlink()
+    else:
+        table = bucket
+    with rare_full_collections():
+        yield from _groups(_in_spark_order(table))
 
 
 def _bucket_of(rows: pa.RecordBatch, buckets: int) -> pa.Array:
@@ -284,4 +308,14 @@ def _groups(table: pa.Table) -> Iterator[tuple[tuple, list[dict]]]:
         yield key, group
 
 
-__all__ = ["BUCKET_ROWS", "IN_GROUP", "LIGHT_COLUMNS", "EventStreams", "partition_mask", "side_mask", "spark_order"]
+__all__ = [
+    "BUCKET_ROWS",
+    "IN_GROUP",
+    "LIGHT_COLUMNS",
+    "Bucket",
+    "EventStreams",
+    "bucket_groups",
+    "partition_mask",
+    "side_mask",
+    "spark_order",
+]

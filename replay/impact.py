@@ -368,6 +368,19 @@ class BrokerLines:
         lines.append(line_no)
         self._sorted = None
 
+    def merge(self, other: "BrokerLines") -> None:
+        """Add every line ``other`` holds (another process's share of the same lines): ``last_seen`` then answers
+        as if all had been added here, in any order (lines are ordered by time, file and line alone)."""
+        ids = np.zeros(max(len(other._files), 1), dtype=np.int64)
+        for name, k in other._files.items():
+            ids[k] = self._files.setdefault(name, len(self._files))
+        for broker, (micros, files, lines) in other._added.items():
+            mine = self._added.get(broker) or self._added.setdefault(broker, (array("q"), array("q"), array("q")))
+            mine[0].extend(micros)
+            mine[1].frombytes(ids[np.frombuffer(files, np.int64)].tobytes())
+            mine[2].extend(lines)
+        self._sorted = None
+
     def _index(self) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Each broker's lines sorted by (time, file, line): file ids renumbered in the files' own order."""
         if self._sorted is None:
@@ -451,6 +464,17 @@ class FactsBuilder:
             f.deletions.setdefault(e["topic"], []).append((ts, f"{e['source_file']}:{e['line_no']}"))
         if e.get("broker") is not None and e.get("log_kind") != "metadata":
             f.writers.add(e["broker"], ts, e["source_file"], e["line_no"])
+
+    def merge(self, other: "FactsBuilder") -> None:
+        """Add what ``other`` gathered from other lines (a replay worker's): the same facts as if this builder had
+        seen them (the last time is a maximum, deletions are sorted by ``facts``, lines by ``BrokerLines``)."""
+        for cluster, theirs in other._facts.items():
+            f = self._of(cluster)
+            if theirs.logs_end is not None and (f.logs_end is None or theirs.logs_end > f.logs_end):
+                f.logs_end = theirs.logs_end
+            for topic, lines in theirs.deletions.items():
+                f.deletions.setdefault(topic, []).extend(lines)
+            f.writers.merge(theirs.writers)
 
     def facts(self, broker_rows: dict[str, list[dict]], timeouts: dict[str, tuple[int, str]]) -> dict:
         """The facts per cluster, with each cluster's ``brokers`` rows and session timeout."""

@@ -14,15 +14,17 @@ from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
 from kafka_forensics.core.tables import EVENTS, EVENTS_SCHEMA
-from kafka_forensics.jobs import replay_streams
+from kafka_forensics.jobs import process_pool, replay_partitions, replay_streams
 from kafka_forensics.jobs.replay_driver import replay_in_driver
 from kafka_forensics.jobs.replay_options import ReplayOptions
 from kafka_forensics.jobs.replay_streams import IN_GROUP, EventStreams
 from kafka_forensics.parsers.records import parse_file
+from kafka_forensics.replay.filters import EventFilter
 from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING
 from kafka_forensics.replay.kraft import RECORD_TYPES, TOPIC_RECORD
 from kafka_forensics.replay.local import ClusterLines, is_partition_line, replay_events
@@ -151,6 +153,41 @@ def test_the_replay_in_buckets_writes_the_same_outputs(events_dir, tmp_path, mon
     for name in ("findings.jsonl", "story.json"):
         assert (bucketed / name).read_bytes() == (whole / name).read_bytes(), name
     assert pq.read_table(whole / "partition_timeline").num_rows > 100
+
+
+def test_the_replay_on_every_core_writes_the_same_outputs(events_dir, tmp_path, monkeypatch):
+    """The buckets replayed in a pool of processes (``jobs/replay_partitions.py``), each worker gathering its own
+    facts and making the contexts it lacks, leave the tables and files the replay in one process leaves: with
+    the defaults, and with a time window (which drops lines of every kind) and ``--kafka-version``."""
+    if not process_pool.may_fork():
+        pytest.skip("one core: the replay never takes a pool here")
+    lines = pq.read_table(events_dir / EVENTS, columns=["ts"]).column("ts").drop_null()
+    window = EventFilter(start=pc.min(lines).as_py() + (pc.max(lines).as_py() - pc.min(lines).as_py()) / 3)
+    for options in (
+        ReplayOptions(cluster_from_path=CLUSTER_RX),
+        ReplayOptions(cluster_from_path=CLUSTER_RX, event_filter=window, kafka_version="2.4.1"),
+    ):
+        serial, pooled = tmp_path / f"serial-{id(options)}", tmp_path / f"pooled-{id(options)}"
+        for out in (serial, pooled):
+            shutil.copytree(events_dir / EVENTS, out / EVENTS)
+        replay_in_driver(str(serial), options)
+        workers: list[int] = []
+        with monkeypatch.context() as patched:
+            patched.setattr(replay_partitions, "POOL_MIN_ROWS", 0)
+            original = replay_partitions.map_in_pool
+            patched.setattr(
+                replay_partitions,
+                "map_in_pool",
+                lambda *args, **kw: workers.append(args[2]) or original(*args, **kw),
+            )
+            replay_in_driver(str(pooled), options)
+        assert workers and workers[0] > 1, "the pool replayed the buckets"
+        for name in REPLAY_TABLES:
+            assert pq.read_table(pooled / name).to_pylist() == pq.read_table(serial / name).to_pylist(), name
+        for name in ("findings.jsonl", "story.json", "replay_summary.json"):
+            text = (serial / name).read_text().replace(str(serial), str(pooled))
+            assert (pooled / name).read_text() == text, name
+        assert pq.read_table(serial / "impact").num_rows > 10
 
 
 def test_no_events_table_is_an_input_error(tmp_path: Path):

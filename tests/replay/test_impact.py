@@ -363,3 +363,36 @@ def test_the_config_dump_is_one_record_and_states_min_isr_and_the_session_timeou
     assert ms == 9000 and ref == f"broker-1/server.log:{2 + sorted(settings).index('broker.session.timeout.ms')}"
     zk = parse_file(_config_dump({**settings, "process.roles": "[]"}), "broker-1/server.log").events[0]
     assert session_timeout_of(zk)[0] == 18000  # ZooKeeper mode: the broker's ZooKeeper session
+
+
+# ---- the facts gathered in shares (the driver replay's buckets, in several processes) -------------------------
+def test_facts_gathered_in_shares_and_merged_equal_the_facts_gathered_at_once():
+    """The driver replay gathers a bucket's facts in the process that replays it and merges them
+    (``jobs.replay_partitions``): every broker's last line before any instant, the logs' end and the deletions
+    must be what one builder seeing every line gives, whichever share a line fell in."""
+    from operator import itemgetter
+
+    from kafka_forensics.replay.impact import FactsBuilder
+    from kafka_forensics.replay.local import replay_events
+    from tests.support.recorded import parsed_rows
+
+    incidents = require_recorded()[:6]
+    lines = [
+        {**e, "cluster": path.name} for path in incidents for e in replay_events(parsed_rows(path)[0]) if e.get("ts")
+    ]
+    whole, shares = FactsBuilder(itemgetter("cluster")), [FactsBuilder(itemgetter("cluster")) for _ in range(3)]
+    for n, e in enumerate(lines):
+        whole.add(e)
+        shares[(n * 7 + e["line_no"]) % 3].add(e)  # shares of every file, in no order of their own
+    merged = FactsBuilder(itemgetter("cluster"))
+    for share in reversed(shares):
+        merged.merge(share)
+    a, b = whole.facts({}, {}), merged.facts({}, {})
+    assert a.keys() == b.keys() == {path.name for path in incidents}
+    instants = sorted({e["ts"] for e in lines})[:: max(1, len(lines) // 400)]
+    brokers = {e["broker"] for e in lines if e.get("broker") is not None}
+    for cluster in a:
+        assert (a[cluster].logs_end, a[cluster].deletions) == (b[cluster].logs_end, b[cluster].deletions)
+        seen = [(broker, t, a[cluster].last_seen(broker, t)) for broker in brokers for t in instants]
+        assert any(found is not None for *_, found in seen)
+        assert seen == [(broker, t, b[cluster].last_seen(broker, t)) for broker, t, _ in seen], cluster

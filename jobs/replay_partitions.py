@@ -1,0 +1,182 @@
+"""The driver engine's per-partition replay, a bucket of partitions at a time, on every core when the input pays.
+
+Why: after the streaming split (``replay_streams``) almost all of the replay's work is per partition: sorting a
+bucket's lines, turning them into events, gathering their impact facts and replaying each partition through its
+era's state machines (on 998,821 simulated lines, 78 % of the replay's CPU, py-spy, 2026-11-26). A partition's
+replay reads only its own lines, its side lines and the cluster contexts, so the buckets are independent: a
+pool of processes (``process_pool``) replays them side by side, each worker one bucket at a time.
+
+One path for both: ``replay_bucket`` is what a worker runs and what the driver runs in its own process, bucket
+after bucket, when there is one core or the input is small (``replay_workers``). Its result is what the
+outputs hold of a bucket: each partition's timeline rows and findings (kept apart, as ``replay_all`` orders
+them), the impact facts of its lines (``impact.FactsBuilder``, machine integers) and the contexts it made for
+clusters that have only partitions' lines.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Callable, Iterator, Optional
+
+from kafka_forensics.replay.cluster import ClusterContext
+from kafka_forensics.replay.filters import keeps_place, keeps_time
+from kafka_forensics.replay.impact import FactsBuilder
+from kafka_forensics.replay.local import ClusterLines, LocalReplay, Selection, replay_partition_lines
+from kafka_forensics.replay.partition import ReplayConfig
+
+from .process_pool import cores, map_in_pool, may_fork
+from .replay_options import ReplayOptions
+from .replay_streams import Bucket, EventStreams, bucket_groups, spark_order
+
+POOL_MIN_ROWS = 250_000
+"""The fewest events rows for which the driver replays its buckets in a pool.
+
+The pool's fixed cost, measured on this 2-core machine (bench/RESULTS.md, "The driver replay on every core"): the
+forkserver's start and imports when the parse did not start it, and the results' and contexts' pickling. The
+replay costs about 16 µs a row in one process, so a quarter of a million rows (4 s) pays for it; the bundled
+sample and the recorded incidents stay in one process."""
+
+Partition = tuple  # (cluster, topic, partition)
+
+
+def replay_workers(rows: int) -> int:
+    """How many processes replay the buckets of an events table of ``rows`` rows (1: this one, serially)."""
+    return cores() if rows >= POOL_MIN_ROWS and may_fork() else 1
+
+
+def _always(e: dict) -> bool:
+    return True
+
+
+def kept_lines(options: ReplayOptions) -> Callable[[dict], bool]:
+    """The lines the replay keeps: those in ``--start-time``/``--end-time``'s window (every line without one)."""
+    flt = options.event_filter
+    return (lambda e: keeps_time(flt, e)) if flt is not None and flt.has_time else _always
+
+
+def partition_filter(options: ReplayOptions) -> Optional[Callable[[dict], bool]]:
+    """``--topic``/``--partition`` (timeline, describe) and the place filter, on the partition stage's events."""
+    flt = options.event_filter if options.event_filter is not None and options.event_filter.has_place else None
+    if options.topic is None and options.partition is None and flt is None:
+        return None
+
+    def keep(e: dict) -> bool:
+        if options.topic is not None and e["topic"] != options.topic:
+            return False
+        if options.partition is not None and e["partition"] != options.partition:
+            return False
+        return flt is None or keeps_place(flt, e)
+
+    return keep
+
+
+def selection(options: ReplayOptions, templates: dict[str, set]) -> Selection:
+    """What the replay keeps of its input besides the lines (``replay.local.Selection``), from the options."""
+    return Selection(templates, partition_filter(options), stale_epochs=not options.has_place)
+
+
+def bare_context(cluster: str, options: ReplayOptions, templates: dict[str, set]) -> ClusterContext:
+    """The context of a cluster that has only partitions' lines (no line of its own, no controller's action)."""
+    return ClusterLines().context(cluster, options.clock_skew_seconds, templates.get(cluster, set()))
+
+
+@dataclass
+class BucketWork:
+    """One bucket's replay: its lines, the side lines of its partitions (in Spark's order), and what every
+    partition's replay reads (the contexts, the options, the templates for a context it has to make)."""
+
+    bucket: Optional[Bucket]  # None: the bucket has side lines only
+    side: dict[Partition, list[dict]]
+    contexts: dict[str, ClusterContext]
+    templates: dict[str, set]
+    options: ReplayOptions
+    size: int = 0  # the bucket's bytes, to deal the largest first
+
+
+@dataclass
+class BucketReplay:
+    """What the outputs hold of one bucket."""
+
+    partitions: dict[Partition, LocalReplay] = field(default_factory=dict)  # rows and findings, per partition
+    facts: FactsBuilder = field(default_factory=lambda: FactsBuilder(itemgetter("cluster")))
+    contexts: dict[str, ClusterContext] = field(default_factory=dict)  # made for clusters of partitions' lines only
+
+
+def replay_bucket(work: BucketWork) -> BucketReplay:
+    """Replay every partition of one bucket: its lines in the time window, each with its side lines merged in
+    Spark's order, then the partitions that have side lines only; each partition's rows and findings apart."""
+    options, out = work.options, BucketReplay()
+    kept, sel = kept_lines(options), selection(options, work.templates)
+    cfg_of: dict[str, ReplayConfig] = {}
+    side = dict(work.side)
+
+    def replay(cluster: str, key: Partition, lines: list[dict]) -> None:
+        context = work.contexts.get(cluster, out.contexts.get(cluster))
+        if context is None:  # a cluster of partitions' lines only
+            context = out.contexts[cluster] = bare_context(cluster, options, work.templates)
+        cfg = cfg_of.get(cluster)
+        if cfg is None:
+            cfg = cfg_of[cluster] = ReplayConfig(cluster=cluster, user_version=options.kafka_version)
+        replay_partition_lines(lines, context, cfg, sel, out.partitions.setdefault(key, LocalReplay()))
+
+    for key, group in bucket_groups(work.bucket) if work.bucket is not None else ():
+        group = [e for e in group if kept(e)]
+        if not group:
+            continue
+        for e in group:
+            out.facts.add(e)
+        side_lines = sorted(side.pop(key, ()), key=spark_order)
+        replay(key[0], key, list(heapq.merge(group, side_lines, key=spark_order)) if side_lines else group)
+    for key in sorted(side):  # as they came (``ClusterLines``' order)
+        replay(key[0], key, side[key])
+    return out
+
+
+def replay_partitions(
+    streams: EventStreams,
+    side: dict[Partition, list[dict]],
+    contexts: dict[str, ClusterContext],
+    options: ReplayOptions,
+) -> Iterator[BucketReplay]:
+    """Every partition replayed, bucket by bucket (after ``streams.split``): ``side`` holds each partition's side
+    lines. In a pool of ``streams.workers`` processes, or in this process one bucket at a time (only one bucket's
+    lines in memory)."""
+    keys = sorted(side)
+    per_bucket: dict[int, dict[Partition, list[dict]]] = {}
+    for key, k in zip(keys, streams.bucket_ids(keys)):
+        per_bucket.setdefault(k, {})[key] = side[key]
+    buckets: dict[int, Bucket] = dict(streams.buckets())
+    works = [
+        BucketWork(buckets.get(k), per_bucket.get(k, {}), contexts, streams.templates, options, _size(buckets.get(k)))
+        for k in sorted(buckets.keys() | per_bucket.keys())
+    ]
+    del buckets
+    if streams.workers > 1 and len(works) > 1:
+        yield from map_in_pool(replay_bucket, works, min(streams.workers, len(works)), cost=lambda w: w.size)
+        return
+    for work in works:
+        yield replay_bucket(work)
+        work.bucket = None  # a bucket held in memory is freed once replayed
+
+
+def _size(bucket: Optional[Bucket]) -> int:
+    """A bucket's size in bytes, to deal the largest first."""
+    if bucket is None:
+        return 0
+    return os.path.getsize(bucket) if isinstance(bucket, str) else bucket.nbytes
+
+
+__all__ = [
+    "POOL_MIN_ROWS",
+    "BucketReplay",
+    "BucketWork",
+    "kept_lines",
+    "partition_filter",
+    "replay_bucket",
+    "replay_partitions",
+    "replay_workers",
+    "selection",
+]
