@@ -26,7 +26,7 @@ START_METHOD = "forkserver"
 # What the server imports once, so that every worker forked from it has it loaded: the caller's main module
 # (which each worker would import otherwise, as multiprocessing does), the parse, the replay, and pandas, which
 # pyarrow imports when it first converts Python datetimes (0.3 s, in the middle of a worker's first file).
-_PRELOAD = ["__main__", "kafka_forensics.jobs.parse_driver", "kafka_forensics.jobs.replay_partitions", "pandas"]
+_PRELOAD = ["__main__", "kafka_forensics.jobs.parse_driver", "kafka_forensics.jobs.replay_driver", "pandas"]
 
 
 def cores() -> int:

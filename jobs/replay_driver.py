@@ -26,12 +26,11 @@ It never imports pyspark (it runs before or while the JVM starts).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from datetime import datetime, timedelta
 from operator import itemgetter
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 from kafka_forensics.core.errors import UsageError
 from kafka_forensics.core.tables import (
@@ -51,6 +50,7 @@ from kafka_forensics.replay.impact import FactsBuilder, impact_rows, impact_tota
 from kafka_forensics.replay.kraft import resolve_metadata_events
 from kafka_forensics.replay.local import (
     ClusterLines,
+    ControllerActivity,
     LocalReplay,
     stale_epoch_findings,
 )
@@ -59,8 +59,8 @@ from kafka_forensics.replay.story import STORY_JSON, Story, story_json, tell_loc
 from .fs import absolute, local_path
 from .local_tables import write_table, write_text
 from .replay_options import ReplayOptions, ReplaySummary, impact_summary, validate_options
-from .replay_partitions import kept_lines, replay_partitions, replay_workers, selection
-from .replay_streams import IN_GROUP, EventStreams
+from .replay_partitions import KeptLines, kept_lines, replay_partitions, replay_workers, selection
+from .replay_streams import IN_GROUP, ClusterOf, EventStreams
 
 SUMMARY_JSON = "replay_summary.json"
 FINDINGS_JSONL = "findings.jsonl"
@@ -82,26 +82,34 @@ def supports(options: ReplayOptions, out_dir: Optional[str] = None) -> bool:
     return out_dir is None or local_path(out_dir) is not None
 
 
-def _cluster_of(cluster_from_path: Optional[str]) -> Callable[[str], str]:
-    """``jobs.replay_job.with_cluster`` for one path: the regex's last group ('' = no match)."""
-    if not cluster_from_path:
-        return lambda path: ""
-    rx = re.compile(cluster_from_path)
-    last = rx.groups
-
-    def of(path: str) -> str:
-        found = rx.search(path)
-        return (found.group(last) or "") if found else ""
-
-    return of
-
-
 def _unclean_times(findings: Iterable[Finding]) -> dict[tuple, list[datetime]]:
     out: dict[tuple, list[datetime]] = {}
     for f in findings:
         if f.rule == "unclean_election" and f.ts is not None:
             out.setdefault((f.cluster, f.topic, f.partition), []).append(f.ts)
     return out
+
+
+class LightLines:
+    """What the replay keeps of the light lines (``replay_streams.LineSink``): each cluster's controllers' actions
+    (``replay.local.ControllerActivity``) and the impact facts of the lines in no partition's group, of the lines
+    ``kept`` keeps. Picklable: the processes that split a share of the table each fill a copy."""
+
+    def __init__(self, kept: KeptLines):
+        self.kept = kept
+        self.activity: dict[str, ControllerActivity] = {}
+        self.facts = FactsBuilder(itemgetter("cluster"))
+
+    def add(self, e: dict) -> None:
+        if self.kept(e):
+            (self.activity.get(e["cluster"]) or self.activity.setdefault(e["cluster"], ControllerActivity())).add(e)
+            if not e[IN_GROUP]:
+                self.facts.add(e)
+
+    def merge(self, other: "LightLines") -> None:
+        for name, activity in other.activity.items():
+            self.activity.setdefault(name, ControllerActivity()).merge(activity)
+        self.facts.merge(other.facts)
 
 
 class DriverReplay:
@@ -111,17 +119,14 @@ class DriverReplay:
 
     def __init__(self, streams: EventStreams, options: ReplayOptions):
         cluster = itemgetter("cluster")
-        facts = FactsBuilder(cluster)
-        lines: dict[str, ClusterLines] = {}
         kept = kept_lines(options)
-
-        def light(e: dict) -> None:  # a controller's action, a broker's line
-            if kept(e):
-                (lines.get(e["cluster"]) or lines.setdefault(e["cluster"], ClusterLines())).activity.add(e)
-                if not e[IN_GROUP]:
-                    facts.add(e)
-
+        light = LightLines(kept)
         side = streams.split(light)
+        facts = light.facts
+        lines: dict[str, ClusterLines] = {}
+        for name, activity in light.activity.items():
+            lines[name] = ClusterLines()
+            lines[name].activity = activity
         templates = streams.templates  # every line dates its broker, inside the time window or not
         # what the raw lines state (messages intact): min.insync.replicas, the session timeout
         min_isr = min_isr_table(side, options.min_isr.default, options.min_isr.topics)
@@ -233,7 +238,7 @@ def replay_in_driver(out_dir: str, options: ReplayOptions) -> ReplaySummary:
         )
     with (
         rare_full_collections(),
-        EventStreams(local, _cluster_of(options.cluster_from_path), replay_workers) as streams,
+        EventStreams(local, ClusterOf(options.cluster_from_path), replay_workers) as streams,
     ):
         replayed = DriverReplay(streams, options)
     return write_outputs(replayed, local, absolute(out_dir))
@@ -261,7 +266,7 @@ def story_in_driver(inputs: list[str], parse_options, options: ReplayOptions) ->
         parse_in_driver(inputs, scratch, parse_options, scratch=True)
         with (
             rare_full_collections(),
-            EventStreams(scratch, _cluster_of(options.cluster_from_path), replay_workers) as streams,
+            EventStreams(scratch, ClusterOf(options.cluster_from_path), replay_workers) as streams,
         ):
             replayed = DriverReplay(streams, options)
     return replayed.stories()

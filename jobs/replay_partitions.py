@@ -22,7 +22,7 @@ from operator import itemgetter
 from typing import Callable, Iterator, Optional
 
 from kafka_forensics.replay.cluster import ClusterContext
-from kafka_forensics.replay.filters import keeps_place, keeps_time
+from kafka_forensics.replay.filters import EventFilter, keeps_place, keeps_time
 from kafka_forensics.replay.impact import FactsBuilder
 from kafka_forensics.replay.local import ClusterLines, LocalReplay, Selection, replay_partition_lines
 from kafka_forensics.replay.partition import ReplayConfig
@@ -47,14 +47,21 @@ def replay_workers(rows: int) -> int:
     return cores() if rows >= POOL_MIN_ROWS and may_fork() else 1
 
 
-def _always(e: dict) -> bool:
-    return True
+@dataclass(frozen=True)
+class KeptLines:
+    """Whether the replay keeps a line: in ``--start-time``/``--end-time``'s window (every line without one).
+    Picklable, for the processes that split and replay."""
+
+    window: Optional[EventFilter] = None
+
+    def __call__(self, e: dict) -> bool:
+        return self.window is None or keeps_time(self.window, e)
 
 
-def kept_lines(options: ReplayOptions) -> Callable[[dict], bool]:
-    """The lines the replay keeps: those in ``--start-time``/``--end-time``'s window (every line without one)."""
+def kept_lines(options: ReplayOptions) -> KeptLines:
+    """The lines ``options`` keep (``KeptLines``)."""
     flt = options.event_filter
-    return (lambda e: keeps_time(flt, e)) if flt is not None and flt.has_time else _always
+    return KeptLines(flt if flt is not None and flt.has_time else None)
 
 
 def partition_filter(options: ReplayOptions) -> Optional[Callable[[dict], bool]]:
@@ -166,13 +173,14 @@ def _size(bucket: Optional[Bucket]) -> int:
     """A bucket's size in bytes, to deal the largest first."""
     if bucket is None:
         return 0
-    return os.path.getsize(bucket) if isinstance(bucket, str) else bucket.nbytes
+    return sum(map(os.path.getsize, bucket)) if isinstance(bucket, tuple) else bucket.nbytes
 
 
 __all__ = [
     "POOL_MIN_ROWS",
     "BucketReplay",
     "BucketWork",
+    "KeptLines",
     "kept_lines",
     "partition_filter",
     "replay_bucket",

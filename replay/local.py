@@ -73,6 +73,20 @@ class ControllerActivity:
             act[1] = at
         act[2] += 1
 
+    def merge(self, other: "ControllerActivity") -> None:
+        """Add the lines ``other`` counted (another process's share of the same lines): the first and last are a
+        minimum and a maximum, so the rows are those of one ``ControllerActivity`` that saw every line."""
+        for key, (first, last, n) in other._acts.items():
+            act = self._acts.get(key)
+            if act is None:
+                self._acts[key] = [first, last, n]
+                continue
+            if first < act[0]:
+                act[0] = first
+            if last >= act[1]:
+                act[1] = last
+            act[2] += n
+
     def rows(self) -> list[dict]:
         return [
             {

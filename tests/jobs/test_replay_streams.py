@@ -22,7 +22,7 @@ from kafka_forensics.core.tables import EVENTS, EVENTS_SCHEMA
 from kafka_forensics.jobs import process_pool, replay_partitions, replay_streams
 from kafka_forensics.jobs.replay_driver import replay_in_driver
 from kafka_forensics.jobs.replay_options import ReplayOptions
-from kafka_forensics.jobs.replay_streams import IN_GROUP, EventStreams
+from kafka_forensics.jobs.replay_streams import IN_GROUP, ClusterOf, EventStreams
 from kafka_forensics.parsers.records import parse_file
 from kafka_forensics.replay.filters import EventFilter
 from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING
@@ -37,6 +37,16 @@ from tests.support.recorded import parsed_rows, require_recorded
 
 def _place(e: dict) -> tuple:
     return (e["source_file"], e["line_no"])
+
+
+class Collected(list):
+    """A ``replay_streams.LineSink`` that keeps every light line (merged in the order of the shares)."""
+
+    def add(self, e: dict) -> None:
+        self.append(e)
+
+    def merge(self, other: list) -> None:
+        self.extend(other)
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +75,9 @@ def streamed(events_dir) -> tuple[list[dict], list[dict], list[tuple], dict[tupl
     """(side lines, light lines, partition groups, every parsed line by its place, as the replay reads it)."""
     rows = [r for d in (*require_recorded(), SAMPLE) for r in parsed_rows(d)[0]]
     lines = {_place(e): e for e in replay_events([*rows, *_corpus()])}
-    light: list[dict] = []
+    light = Collected()
     with EventStreams(str(events_dir), _cluster_of) as streams:
-        side = streams.split(light.append)
+        side = streams.split(light)
         return side, light, list(streams.partition_groups()), lines
 
 
@@ -131,13 +141,32 @@ def test_partitions_in_buckets_come_whole_and_in_order(streamed, events_dir, mon
     _, _, groups, _ = streamed
     monkeypatch.setattr(replay_streams, "BUCKET_ROWS", 20_000)
     with EventStreams(str(events_dir), _cluster_of) as streams:
-        streams.split(lambda e: None)
+        streams.split(Collected())
         bucketed = list(streams.partition_groups())
     assert len(bucketed) == len({key for key, _ in bucketed})
     assert {key: list(map(_place, group)) for key, group in bucketed} == {
         key: list(map(_place, group)) for key, group in groups
     }
     assert [key for key, _ in bucketed] != [key for key, _ in groups]  # the buckets were used
+
+
+def test_the_files_split_on_every_core_give_the_same_streams(streamed, events_dir):
+    """With several processes each file share is split by its own (``replay_streams.split_share``): the same side
+    lines in the table's order, the same light lines, the same groups in the same order inside each."""
+    side, light, groups, _ = streamed
+    if not process_pool.may_fork():
+        pytest.skip("one core: the split never takes a pool here")
+    shared = Collected()
+    with EventStreams(str(events_dir), ClusterOf(r"/sample_logs/([^/]+)/"), lambda rows: 2) as streams:
+        assert len(streams._files) > 2
+        split_side = streams.split(shared)
+        split_groups = list(streams.partition_groups())
+    assert list(map(_place, split_side)) == list(map(_place, side))
+    assert [e["cluster"] for e in split_side] == [e["cluster"] for e in side]  # ClusterOf: as _cluster_of
+    assert Counter(map(_place, shared)) == Counter(map(_place, light))
+    assert {key: list(map(_place, group)) for key, group in split_groups} == {
+        key: list(map(_place, group)) for key, group in groups
+    }
 
 
 def test_the_replay_in_buckets_writes_the_same_outputs(events_dir, tmp_path, monkeypatch):
