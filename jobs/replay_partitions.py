@@ -32,12 +32,13 @@ from .replay_options import ReplayOptions
 from .replay_streams import Bucket, EventStreams, bucket_groups, spark_order
 
 POOL_MIN_ROWS = 250_000
-"""The fewest events rows for which the driver replays its buckets in a pool.
+"""The fewest events rows for which the driver splits and replays in a pool.
 
-The pool's fixed cost, measured on this 2-core machine (bench/RESULTS.md, "The driver replay on every core"): the
-forkserver's start and imports when the parse did not start it, and the results' and contexts' pickling. The
-replay costs about 16 µs a row in one process, so a quarter of a million rows (4 s) pays for it; the bundled
-sample and the recorded incidents stay in one process."""
+The pool's fixed cost, measured on this 2-core machine (2026-11-26, bench/RESULTS.md, "The driver replay on every
+core"): the forkserver's start and imports when the parse did not start it, and the pickling of the contexts,
+the side lines and the results, about 0.7 s (the bundled sample's replay: 0.07 s in one process, 0.75 s forced into
+the pool). At 255,655 simulated rows the pool took 3.0-3.5 s against 4.2-4.5 s in one process; the bundled sample
+and the recorded incidents stay in one process."""
 
 Partition = tuple  # (cluster, topic, partition)
 
