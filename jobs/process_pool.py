@@ -1,8 +1,9 @@
 """A pool of worker processes for the driver engine's stages that hold the GIL (the parse's splits, the replay's buckets).
 
 Why one module: both stages are pure Python and Polars/Arrow work that one core does alone, and both hand a pool
-independent items with small results. What they share is how the workers start, how work is dealt and how an
-error or Ctrl-C ends them; each stage keeps its own gate (``parse_pool``, ``replay_partitions``).
+independent items with small results (and the report is built in a process of its own beside the check,
+``report_process``). What they share is how the workers start, how work is dealt and how an error or Ctrl-C ends
+them; each stage keeps its own gate (``parse_pool``, ``replay_partitions``).
 
 How the workers start: ``forkserver``. Plain ``fork`` copies a parent whose Polars/pyarrow thread pools may
 hold locks (a notebook's second parse) and can deadlock; ``forkserver`` forks each worker from a fresh
@@ -17,7 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Callable, Sequence, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -43,6 +44,14 @@ def may_fork() -> bool:
     return cores() >= 2 and not multiprocessing.current_process().daemon
 
 
+def server_context() -> Any:
+    """The multiprocessing context the driver engine's processes start from (``START_METHOD``, with ``_PRELOAD``)."""
+    context = multiprocessing.get_context(START_METHOD)
+    if START_METHOD == "forkserver":
+        context.set_forkserver_preload(_PRELOAD)
+    return context
+
+
 def map_in_pool(function: Callable[[T], R], items: Sequence[T], workers: int, cost: Callable[[T], int]) -> list[R]:
     """``[function(item) for item in items]`` in a pool of ``workers`` processes: the costliest items are
     dealt first (the last to start are then the short ones), the results come back in ``items``' order.
@@ -50,9 +59,7 @@ def map_in_pool(function: Callable[[T], R], items: Sequence[T], workers: int, co
     An item's error is raised here as the serial loop would raise it: the first failing item in
     ``items``' order, its own exception (type and message). On any error, and on Ctrl-C, the workers
     still running are ended before this returns, so none outlives the stage."""
-    context = multiprocessing.get_context(START_METHOD)
-    if START_METHOD == "forkserver":
-        context.set_forkserver_preload(_PRELOAD)
+    context = server_context()
     order = sorted(range(len(items)), key=lambda k: -cost(items[k]))
     pool = ProcessPoolExecutor(workers, mp_context=context)
     try:
@@ -76,4 +83,4 @@ def _end(pool: ProcessPoolExecutor) -> None:
         process.join()
 
 
-__all__ = ["cores", "map_in_pool", "may_fork"]
+__all__ = ["cores", "map_in_pool", "may_fork", "server_context"]

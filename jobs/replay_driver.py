@@ -19,8 +19,11 @@ It wires the pieces as the Spark job does (``replay_frames``), step for step:
   (``replay.impact``), the story (``replay.story.tell_local``).
 
 Like the Spark job, it never holds the lines: it reads them as three streams (``replay_streams``), the
-cluster-wide lines first (contexts), then each partition's lines one group at a time, and keeps what the
-outputs hold and, per broker, where its lines are (``impact.BrokerLines``, about 20 bytes a line).
+cluster-wide lines first (contexts), then each partition's lines one bucket of partitions at a time
+(``replay_partitions``), and keeps what the outputs hold and, per broker, where its lines are
+(``impact.BrokerLines``, about 24 bytes a line). Like Spark's workers, it splits the table and replays the
+buckets on every core when the input pays for the processes (``replay_partitions.replay_workers``): what the
+processes gather is merged here (``LightLines``, ``FactsBuilder.merge``), and the outputs do not depend on it.
 It never imports pyspark (it runs before or while the JVM starts).
 """
 

@@ -1,0 +1,82 @@
+"""The driver engine's report, built in a process of its own beside the check.
+
+Why: on the driver engine the check (GX's pandas engine) and the report (SQLFrame on DuckDB, plotly) are Python that
+holds the GIL, so a report built in a thread beside the check took turns with it: on 998,821 simulated lines the
+check's 5.9 s and the report's 6.6 s added up to about 11.5 s of ``analyze``'s 27 (2026-11-26). In its own process
+the report runs on the other core. It reads only what the replay wrote and, last, the verdict: the process waits
+for the check's signal (``ReportBeside.verdict_written``) just before it reads ``verdict.json``, as the thread did.
+
+The process is forked from the pools' server (``process_pool``), never from this process (its Polars/pyarrow threads
+may hold locks). Its error comes back as itself and is raised here; when the check fails, the process is ended.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from kafka_forensics.core.errors import JobError
+
+from .process_pool import server_context
+
+# the report's whole result travels back through a pipe: (summary or error, seconds)
+_OK, _FAILED = "ok", "failed"
+
+
+def _build(out_dir: str, report_path: str, top_partitions: int, verdict_written: Any, results: Any) -> None:
+    """In the report's process: ``build_report`` on this process's DuckDB, its result (or error) sent back."""
+    began = time.monotonic()
+    try:
+        from .frames import duckdb_session
+        from .report_job import build_report
+
+        summary = build_report(
+            duckdb_session(), out_dir, report_path, top_partitions=top_partitions, verdict_ready=verdict_written.wait
+        )
+        results.send((_OK, summary, time.monotonic() - began))
+    except BaseException as err:  # raised again in the command's process
+        results.send((_FAILED, err, time.monotonic() - began))
+    finally:
+        results.close()
+
+
+class ReportBeside:
+    """The report of ``out_dir`` being built in its own process, from its creation on."""
+
+    def __init__(self, out_dir: str, report_path: str, top_partitions: int):
+        context = server_context()
+        self._verdict_written = context.Event()
+        self._results, theirs = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=_build,
+            args=(out_dir, report_path, top_partitions, self._verdict_written, theirs),
+            name="kafka-forensics-report",
+            daemon=True,
+        )
+        self._process.start()
+        theirs.close()
+
+    def verdict_written(self) -> None:
+        """The check is done (or failed): the report may read the verdict."""
+        self._verdict_written.set()
+
+    def result(self) -> tuple[Any, float]:
+        """(``report_job.ReportSummary``, the report's seconds), once built; its error raised here."""
+        try:
+            status, value, seconds = self._results.recv()
+        except EOFError:
+            self._process.join()
+            raise JobError(f"report: its process ended without a result (exit {self._process.exitcode})") from None
+        self._process.join()
+        if status == _FAILED:
+            raise value
+        return value, seconds
+
+    def end(self) -> None:
+        """End the report's process if it still runs (the command is ending with another error)."""
+        if self._process.is_alive():
+            self._process.terminate()
+        self._process.join()
+
+
+__all__ = ["ReportBeside"]
