@@ -184,6 +184,17 @@ def test_the_replay_in_buckets_writes_the_same_outputs(events_dir, tmp_path, mon
     assert pq.read_table(whole / "partition_timeline").num_rows > 100
 
 
+def _recording(workers: list[int]):
+    """``map_in_pool`` that records how many processes it was asked for."""
+    original = replay_partitions.map_in_pool
+
+    def pool(function, items, processes, cost):
+        workers.append(processes)
+        return original(function, items, processes, cost)
+
+    return pool
+
+
 def test_the_replay_on_every_core_writes_the_same_outputs(events_dir, tmp_path, monkeypatch):
     """The buckets replayed in a pool of processes (``jobs/replay_partitions.py``), each worker gathering its own
     facts and making the contexts it lacks, leave the tables and files the replay in one process leaves: with
@@ -203,12 +214,7 @@ def test_the_replay_on_every_core_writes_the_same_outputs(events_dir, tmp_path, 
         workers: list[int] = []
         with monkeypatch.context() as patched:
             patched.setattr(replay_partitions, "POOL_MIN_ROWS", 0)
-            original = replay_partitions.map_in_pool
-            patched.setattr(
-                replay_partitions,
-                "map_in_pool",
-                lambda *args, **kw: workers.append(args[2]) or original(*args, **kw),
-            )
+            patched.setattr(replay_partitions, "map_in_pool", _recording(workers))
             replay_in_driver(str(pooled), options)
         assert workers and workers[0] > 1, "the pool replayed the buckets"
         for name in REPLAY_TABLES:
