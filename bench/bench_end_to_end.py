@@ -2,6 +2,7 @@
 
     python bench/bench_end_to_end.py                          # 1 M, 4 M and 16 M lines (the issue's sizes)
     python bench/bench_end_to_end.py --sizes 100000 --master local[2]     # a quick check
+    python bench/bench_end_to_end.py --engine driver          # `analyze` as a user runs it (no Spark up to ~27 M)
 
 For each size, the scenario generator's scale mode (``kafka-forensics simulate --scale``) writes a
 cluster's logs; the number of partitions is calibrated first so the logs hold about that many
@@ -10,6 +11,12 @@ lines (generation time is not part of any stage). Then one Spark session runs th
 driver and of the driver JVM during that stage (VmHWM from /proc, reset before each stage through
 /proc/PID/clear_refs). Prints one table per size and the cost per line per size: it should stay
 flat as the input grows. Generated logs go to a temporary directory, deleted afterwards.
+
+``--engine driver`` times ``kafka-forensics analyze`` itself, in a process of its own, on the engine it chooses
+(the driver engine up to ``jobs.engine``'s bound): its wall time from start to exit, each stage's seconds as it
+prints them (the report is built beside the check, so the stages do not add up to the total), and the peak of
+its whole process tree's resident memory (its pools and the report's process included), sampled ten times a
+second. Merge is not part of ``analyze``.
 """
 
 from __future__ import annotations
@@ -17,7 +24,9 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -114,6 +123,55 @@ def run_stages(spark, logs: Path, out: Path, stages: tuple[str, ...]) -> dict[st
     return results
 
 
+ANALYZE = "import sys; from kafka_forensics.cli.main import main; sys.exit(main())"
+STAGE_LINE = re.compile(r"✓ (parse|replay|check|report)\s+([\d.]+) s")
+
+
+def _tree_rss(root: int) -> int:
+    """Bytes resident in ``root`` and every process under it."""
+    children: dict[int, list[int]] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                children.setdefault(int(handle.read().rsplit(")", 1)[1].split()[1]), []).append(int(pid))
+        except OSError:
+            pass
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/statm") as handle:
+                total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except OSError:
+            pass
+        todo += children.get(pid, [])
+    return total
+
+
+def run_analyze(logs: Path, out: Path) -> dict[str, dict]:
+    """``kafka-forensics analyze LOGS --out OUT`` in a process of its own: per stage its printed seconds, and a
+    ``total`` row with the command's wall seconds and its process tree's peak resident memory."""
+    started = time.perf_counter()
+    command = subprocess.Popen(
+        [sys.executable, "-c", ANALYZE, "analyze", str(logs), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    peak = 0
+    while command.poll() is None:
+        peak = max(peak, _tree_rss(command.pid))
+        time.sleep(0.1)
+    seconds = time.perf_counter() - started
+    printed = command.stdout.read() if command.stdout else ""
+    if command.returncode not in (0, 1):  # 1: the verdict failed, which a benchmark's input may do
+        raise SystemExit(f"analyze exited {command.returncode}:\n{printed[-2000:]}")
+    results = {m.group(1): {"seconds": float(m.group(2))} for m in STAGE_LINE.finditer(printed)}
+    results["total"] = {"seconds": seconds, "tree_peak_mb": peak / 2**20}
+    return results
+
+
 def _merge_to_null(spark, logs, parse_options, options, merge_frame, iter_merged, write_merged):
     with open(os.devnull, "w") as sink:
         return write_merged(iter_merged(merge_frame(spark, [str(logs)], parse_options, options)), sink)
@@ -132,7 +190,10 @@ def main(argv=None) -> int:
     ap.add_argument("--conf", action="append", default=[], metavar="K=V")
     ap.add_argument("--workdir", default=None, help="where to generate (default: the system temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the generated logs and outputs")
+    ap.add_argument("--engine", choices=("spark", "driver"), default="spark", help="driver: time `analyze` itself")
     args = ap.parse_args(argv)
+    if args.engine == "driver":
+        return main_analyze(args, [int(s) for s in args.sizes.split(",") if s])
     sizes = [int(s) for s in args.sizes.split(",") if s]
     stages = tuple(s for s in args.stages.split(",") if s)
     unknown = set(stages) - set(STAGES)
@@ -185,6 +246,41 @@ def main(argv=None) -> int:
             + f"{total / lines * 1e6:>9.1f}"
         )
     spark.stop()
+    return 0
+
+
+def main_analyze(args, sizes: list[int]) -> int:
+    """``--engine driver``: ``analyze`` on each size, its stages and its cost per line by size."""
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cpu(s), `analyze` as a user runs it"
+    )
+    stages = ("parse", "replay", "check", "report")
+    summary = []
+    for size in sizes:
+        root = Path(tempfile.mkdtemp(prefix=f"kf-e2e-{size}-", dir=args.workdir))
+        try:
+            generated, partitions = generate(root / "logs", size, args)
+            print(
+                f"\n== {generated.lines:,} lines ({generated.bytes / 1e6:,.0f} MB, {generated.files} files, "
+                f"{partitions:,} partitions); generated in {generated.seconds:,.1f} s (not counted)"
+            )
+            results = run_analyze(root / "logs", root / "out")
+            for stage in (*stages, "total"):
+                r = results.get(stage, {"seconds": float("nan")})
+                print(f"{stage:<8}{r['seconds']:>10.1f} s{r['seconds'] / generated.lines * 1e6:>10.1f} µs/line")
+            print(f"peak of the process tree {results['total']['tree_peak_mb']:,.0f} MiB (the report beside the check)")
+            summary.append(
+                (generated.lines, {s: results.get(s, {"seconds": float("nan")})["seconds"] for s in (*stages, "total")})
+            )
+        finally:
+            if not args.keep:
+                shutil.rmtree(root, ignore_errors=True)
+            else:
+                print(f"kept {root}")
+    print("\ncost per line (µs) by size - flat means linear scaling (the report runs beside the check)")
+    print(f"{'lines':>12}" + "".join(f"{s:>9}" for s in (*stages, "total")))
+    for lines, per_stage in summary:
+        print(f"{lines:>12,}" + "".join(f"{per_stage[s] / lines * 1e6:>9.1f}" for s in (*stages, "total")))
     return 0
 
 

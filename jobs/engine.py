@@ -23,7 +23,7 @@ replay streams the events, ``replay_streams``; the check's frames hold only the 
 ``expectations.frame_columns``). What still grows with the lines is small: the check's frame, each broker's line
 positions (``impact.BrokerLines``) and the outputs. It takes the input while its estimated peak stays within
 what a local run may hold anyway, the heap a local Spark driver gets (``spark_session.local_memory_gib``: half
-the machine's memory, at most 8 GiB): about 29 M lines here. Up to there the driver is the faster engine on
+the machine's memory, at most 8 GiB): about 27 M lines here. Up to there the driver is the faster engine on
 this 2-core machine (bench/RESULTS.md, "The driver engine at ten million lines").
 """
 
@@ -54,12 +54,14 @@ def engine_choice(conf: Optional[dict[str, str]]) -> str:
     return choice
 
 
-# The driver engine's peak memory (``/usr/bin/time``'s maximum RSS of ``analyze``, 2026-11-26, this 2-core machine):
-# 1.27-1.32 GB on 998,821 simulated 2.4 TRACE lines, 2.18-2.26 GB on 9,886,206; per stage at ten million, the replay 1.73 GB
-# (its one bucket of partitions' lines, ``replay_streams.BUCKET_ROWS``, and 24 bytes a line of broker positions)
-# and the check 100-145 bytes per events row (``DIR_BYTES_PER_ROW``). Its estimate: a base and a cost per line, with
-# a margin over the most measured.
-DRIVER_BASE_BYTES = 1 << 30
+# The driver engine's peak memory, all its processes together (the sum of their resident sizes sampled ten times a
+# second: the parse's and the replay's pools, the report's process beside the check), ``analyze`` on simulated 2.4
+# TRACE lines, 2026-11-26, a 2-core machine: 1.35 GB at 1,000,584 lines, 2.64 GB at 9,886,206, 3.44 GB at 15,847,183
+# (bench/RESULTS.md, "The driver replay on every core"). Per stage at ten million lines (session 12, one process),
+# the replay 1.73 GB (about one ``replay_streams.BUCKET_ROWS`` of partitions' lines held at once, whatever the
+# processes, and 24 bytes a line of broker positions) and the check 100-145 bytes per events row
+# (``DIR_BYTES_PER_ROW``). Its estimate: a base and a cost per line, with a margin over the most measured.
+DRIVER_BASE_BYTES = 3 << 29
 DRIVER_BYTES_PER_LINE = 256
 # A command on the tables already in DIR needs less: the check loads into pandas only the few columns its built-in
 # expectations read (``expectations.frame_columns``), its DuckDB is bounded (``check_job.DUCKDB_MEMORY_LIMIT``),
