@@ -31,8 +31,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
-from kafka_forensics.simulator.scale import run_scale
+from kafka_forensics.simulator.scale import ScaleResult, run_scale
 
 STAGES = ("parse", "replay", "check", "report", "merge")
 CALIBRATION_PARTITIONS = 400
@@ -58,7 +59,7 @@ def _reset_peak(pid: int | str) -> None:
         pass
 
 
-def generate(out: Path, lines: int, args) -> tuple[object, int]:
+def generate(out: Path, lines: int, args) -> tuple[ScaleResult, int]:
     """Scale-mode logs of about ``lines`` lines: calibrate lines per partition, then generate."""
     probe = Path(tempfile.mkdtemp(prefix="kf-e2e-probe-", dir=args.workdir))
     try:
@@ -85,6 +86,25 @@ def generate(out: Path, lines: int, args) -> tuple[object, int]:
         failovers=args.failovers,
         seed=args.seed,
     ), partitions
+
+
+def inputs(sizes: list[int], args) -> Iterator[tuple[ScaleResult, Path]]:
+    """(the generated logs' summary, their directory) for each size, deleted after its turn unless ``--keep``."""
+    for size in sizes:
+        root = Path(tempfile.mkdtemp(prefix=f"kf-e2e-{size}-", dir=args.workdir))
+        try:
+            generated, partitions = generate(root / "logs", size, args)
+            print(
+                f"\n== {generated.lines:,} lines ({generated.records:,} records, {generated.bytes / 1e6:,.0f} MB, "
+                f"{generated.files} files, {partitions:,} partitions); generated in {generated.seconds:,.1f} s "
+                f"(not counted)"
+            )
+            yield generated, root
+        finally:
+            if not args.keep:
+                shutil.rmtree(root, ignore_errors=True)
+            else:
+                print(f"kept {root}")
 
 
 def run_stages(spark, logs: Path, out: Path, stages: tuple[str, ...]) -> dict[str, dict]:
@@ -210,33 +230,20 @@ def main(argv=None) -> int:
         f"{args.failovers} failovers"
     )
     summary = []
-    for size in sizes:
-        root = Path(tempfile.mkdtemp(prefix=f"kf-e2e-{size}-", dir=args.workdir))
-        try:
-            generated, partitions = generate(root / "logs", size, args)
+    for generated, root in inputs(sizes, args):
+        results = run_stages(spark, root / "logs", root / "out", stages)
+        print(f"{'stage':<8}{'seconds':>10}{'lines/s':>12}{'µs/line':>10}{'py peak MB':>12}{'JVM peak MB':>13}")
+        total = 0.0
+        for stage, r in results.items():
+            total += r["seconds"]
             print(
-                f"\n== {generated.lines:,} lines ({generated.records:,} records, {generated.bytes / 1e6:,.0f} MB, "
-                f"{generated.files} files, {partitions:,} partitions); generated in {generated.seconds:,.1f} s "
-                f"(not counted)"
+                f"{stage:<8}{r['seconds']:>10.1f}{generated.lines / r['seconds']:>12,.0f}"
+                f"{r['seconds'] / generated.lines * 1e6:>10.1f}{r['py_peak_mb']:>12,.0f}{r['jvm_peak_mb']:>13,.0f}"
             )
-            results = run_stages(spark, root / "logs", root / "out", stages)
-            print(f"{'stage':<8}{'seconds':>10}{'lines/s':>12}{'µs/line':>10}{'py peak MB':>12}{'JVM peak MB':>13}")
-            total = 0.0
-            for stage, r in results.items():
-                total += r["seconds"]
-                print(
-                    f"{stage:<8}{r['seconds']:>10.1f}{generated.lines / r['seconds']:>12,.0f}"
-                    f"{r['seconds'] / generated.lines * 1e6:>10.1f}{r['py_peak_mb']:>12,.0f}{r['jvm_peak_mb']:>13,.0f}"
-                )
-            print(f"{'total':<8}{total:>10.1f}{generated.lines / total:>12,.0f}{total / generated.lines * 1e6:>10.1f}")
-            if "report" in results:
-                print(f"report size {results['report']['value'].size_bytes / 1e6:,.1f} MB")
-            summary.append((generated.lines, total, {s: r["seconds"] for s, r in results.items()}))
-        finally:
-            if not args.keep:
-                shutil.rmtree(root, ignore_errors=True)
-            else:
-                print(f"kept {root}")
+        print(f"{'total':<8}{total:>10.1f}{generated.lines / total:>12,.0f}{total / generated.lines * 1e6:>10.1f}")
+        if "report" in results:
+            print(f"report size {results['report']['value'].size_bytes / 1e6:,.1f} MB")
+        summary.append((generated.lines, total, {s: r["seconds"] for s, r in results.items()}))
     print("\ncost per line (µs) by size - flat means linear scaling")
     print(f"{'lines':>12}" + "".join(f"{s:>9}" for s in stages) + f"{'total':>9}")
     for lines, total, per_stage in summary:
@@ -256,27 +263,14 @@ def main_analyze(args, sizes: list[int]) -> int:
     )
     stages = ("parse", "replay", "check", "report")
     summary = []
-    for size in sizes:
-        root = Path(tempfile.mkdtemp(prefix=f"kf-e2e-{size}-", dir=args.workdir))
-        try:
-            generated, partitions = generate(root / "logs", size, args)
-            print(
-                f"\n== {generated.lines:,} lines ({generated.bytes / 1e6:,.0f} MB, {generated.files} files, "
-                f"{partitions:,} partitions); generated in {generated.seconds:,.1f} s (not counted)"
-            )
-            results = run_analyze(root / "logs", root / "out")
-            for stage in (*stages, "total"):
-                r = results.get(stage, {"seconds": float("nan")})
-                print(f"{stage:<8}{r['seconds']:>10.1f} s{r['seconds'] / generated.lines * 1e6:>10.1f} µs/line")
-            print(f"peak of the process tree {results['total']['tree_peak_mb']:,.0f} MiB (the report beside the check)")
-            summary.append(
-                (generated.lines, {s: results.get(s, {"seconds": float("nan")})["seconds"] for s in (*stages, "total")})
-            )
-        finally:
-            if not args.keep:
-                shutil.rmtree(root, ignore_errors=True)
-            else:
-                print(f"kept {root}")
+    for generated, root in inputs(sizes, args):
+        results = run_analyze(root / "logs", root / "out")
+        for stage in (*stages, "total"):
+            r = results.get(stage, {"seconds": float("nan")})
+            print(f"{stage:<8}{r['seconds']:>10.1f} s{r['seconds'] / generated.lines * 1e6:>10.1f} µs/line")
+        print(f"peak of the process tree {results['total']['tree_peak_mb']:,.0f} MiB (the report beside the check)")
+        seconds = {s: results.get(s, {"seconds": float("nan")})["seconds"] for s in (*stages, "total")}
+        summary.append((generated.lines, seconds))
     print("\ncost per line (µs) by size - flat means linear scaling (the report runs beside the check)")
     print(f"{'lines':>12}" + "".join(f"{s:>9}" for s in (*stages, "total")))
     for lines, per_stage in summary:
