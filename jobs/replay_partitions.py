@@ -93,8 +93,8 @@ def bare_context(cluster: str, options: ReplayOptions, templates: dict[str, set]
 
 @dataclass
 class BucketWork:
-    """One bucket's replay: its lines, the side lines of its partitions (in Spark's order), and what every
-    partition's replay reads (the contexts, the options, the templates for a context it has to make)."""
+    """One bucket's replay: its lines, the side lines of its partitions (as ``ClusterLines`` gathered them), and what
+    every partition's replay reads (the contexts, the options, the templates for a context it has to make)."""
 
     bucket: Optional[Bucket]  # None: the bucket has side lines only
     side: dict[Partition, list[dict]]
