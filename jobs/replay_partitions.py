@@ -118,16 +118,13 @@ def replay_bucket(work: BucketWork) -> BucketReplay:
     Spark's order, then the partitions that have side lines only; each partition's rows and findings apart."""
     options, out = work.options, BucketReplay()
     kept, sel = kept_lines(options), selection(options, work.templates)
-    cfg_of: dict[str, ReplayConfig] = {}
     side = dict(work.side)
 
     def replay(cluster: str, key: Partition, lines: list[dict]) -> None:
         context = work.contexts.get(cluster, out.contexts.get(cluster))
         if context is None:  # a cluster of partitions' lines only
             context = out.contexts[cluster] = bare_context(cluster, options, work.templates)
-        cfg = cfg_of.get(cluster)
-        if cfg is None:
-            cfg = cfg_of[cluster] = ReplayConfig(cluster=cluster, user_version=options.kafka_version)
+        cfg = ReplayConfig(cluster=cluster, user_version=options.kafka_version)
         replay_partition_lines(lines, context, cfg, sel, out.partitions.setdefault(key, LocalReplay()))
 
     for key, group in bucket_groups(work.bucket) if work.bucket is not None else ():

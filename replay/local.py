@@ -63,29 +63,25 @@ class ControllerActivity:
         if epoch is None or cid is None or ts is None:
             return
         at = (ts, e["source_file"], e["line_no"])
-        act = self._acts.get((epoch, cid))
-        if act is None:
-            self._acts[(epoch, cid)] = [at, at, 1]
-            return
-        if at < act[0]:  # equal places: the line added first stays first, the one added last is last
-            act[0] = at
-        if at >= act[1]:
-            act[1] = at
-        act[2] += 1
+        self._count((epoch, cid), at, at, 1)
 
     def merge(self, other: "ControllerActivity") -> None:
         """Add the lines ``other`` counted (another process's share of the same lines): the first and last are a
         minimum and a maximum, so the rows are those of one ``ControllerActivity`` that saw every line."""
         for key, (first, last, n) in other._acts.items():
-            act = self._acts.get(key)
-            if act is None:
-                self._acts[key] = [first, last, n]
-                continue
-            if first < act[0]:
-                act[0] = first
-            if last >= act[1]:
-                act[1] = last
-            act[2] += n
+            self._count(key, first, last, n)
+
+    def _count(self, key: tuple[int, int], first: tuple, last: tuple, n: int) -> None:
+        """``n`` more lines of ``key``'s controller, from ``first`` to ``last`` (time, file, line)."""
+        act = self._acts.get(key)
+        if act is None:
+            self._acts[key] = [first, last, n]
+            return
+        if first < act[0]:  # equal places: the line counted first stays first, the one counted last is last
+            act[0] = first
+        if last >= act[1]:
+            act[1] = last
+        act[2] += n
 
     def rows(self) -> list[dict]:
         return [
