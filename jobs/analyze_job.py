@@ -8,7 +8,6 @@ with counts) so the command can show them; only aggregates reach the driver.
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -73,8 +72,7 @@ def run_analyze(
     from .parse_job import run_parse
     from .replay_driver import replay_in_driver
     from .replay_job import replay_events, validate_options
-    from .report_job import build_report
-    from .report_process import ReportBeside
+    from .report_beside import ReportBeside, ReportThread
 
     validate_options(replay_options)
     result = AnalyzeResult(out_dir=out_dir, report_path=report_path)
@@ -118,54 +116,25 @@ def run_analyze(
         else (lambda: replay_events(session(), read_table(session(), out_dir, EVENTS), out_dir, replay_options)),
         lambda r: {"partitions": r.partitions, "controllers": r.controllers, "findings": r.findings},
     )
-    # The report is built beside the check: on the driver engine in a process of its own (``report_process``: both
-    # are GIL-holding Python), on Spark in another thread (most of either is Spark's fixed cost per query, on a JVM
-    # with two cores). Only the report's last step, reading the verdict, needs the check done. Its time is its own,
-    # from its start beside the check.
-    if driver:
-        beside_process = ReportBeside(out_dir, report_path, top_partitions)
-        try:
-            result.verdict = stage(
-                "check",
-                lambda: run_check(None, result.out_dir, check_config),
-                lambda v: {"passed": bool(v.passed)},
-            )
-        except BaseException:
-            beside_process.end()
-            raise
-        beside_process.verdict_written()
-        progress("report", "start", {})
-        result.report, result.seconds["report"] = beside_process.result()
-    else:
-        checked = threading.Event()
-        built: dict[str, Any] = {}
-
-        def report() -> None:
-            began = time.monotonic()
-            try:
-                built["report"] = build_report(
-                    tables, out_dir, report_path, top_partitions=top_partitions, verdict_ready=checked.wait
-                )
-            except BaseException as err:  # raised again in the command's thread
-                built["error"] = err
-            built["seconds"] = time.monotonic() - began
-
-        # a daemon: when the check fails, the command ends with its error without waiting for the report
-        beside = threading.Thread(target=report, name="kafka-forensics-report", daemon=True)
-        beside.start()
-        try:
-            result.verdict = stage(
-                "check",
-                lambda: run_check(session(), result.out_dir, check_config),
-                lambda v: {"passed": bool(v.passed)},
-            )
-        finally:
-            checked.set()
-        progress("report", "start", {})
-        beside.join()
-        if "error" in built:
-            raise built["error"]
-        result.report, result.seconds["report"] = built["report"], built["seconds"]
+    # The report is built beside the check (``report_beside``): on the driver engine in a process of its own (both
+    # are GIL-holding Python), on Spark in another thread. Its time is its own, from its start beside the check.
+    beside = (
+        ReportBeside(out_dir, report_path, top_partitions)
+        if driver
+        else ReportThread(tables, out_dir, report_path, top_partitions)
+    )
+    try:
+        result.verdict = stage(
+            "check",
+            lambda: run_check(None if driver else session(), result.out_dir, check_config),
+            lambda v: {"passed": bool(v.passed)},
+        )
+    except BaseException:
+        beside.end()
+        raise
+    beside.verdict_written()
+    progress("report", "start", {})
+    result.report, result.seconds["report"] = beside.result()
     progress(
         "report", "done", {"bytes": result.report.size_bytes, "beside": "check", "seconds": result.seconds["report"]}
     )

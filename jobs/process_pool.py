@@ -2,7 +2,7 @@
 
 Why one module: both stages are pure Python and Polars/Arrow work that one core does alone, and both hand a pool
 independent items with small results (and the report is built in a process of its own beside the check,
-``report_process``). What they share is how the workers start, how work is dealt and how an error or Ctrl-C ends
+``report_beside``). What they share is how the workers start, how work is dealt and how an error or Ctrl-C ends
 them; each stage keeps its own gate (``parse_pool``, ``replay_partitions``).
 
 How the workers start: ``forkserver``. Plain ``fork`` copies a parent whose Polars/pyarrow thread pools may

@@ -1,4 +1,4 @@
-"""The driver engine's report built in a process of its own beside the check (``jobs/report_process.py``), on the
+"""The driver engine's report built in a process of its own beside the check (``jobs/report_beside.py``), on the
 bundled zombie-controller incident: the same page as built in this process, its errors as themselves, and never a
 verdict the check did not write."""
 
@@ -14,8 +14,8 @@ from kafka_forensics.jobs.check_job import run_check
 from kafka_forensics.jobs.frames import duckdb_session
 from kafka_forensics.jobs.replay_driver import run_replay_in_driver
 from kafka_forensics.jobs.replay_options import ReplayOptions
+from kafka_forensics.jobs.report_beside import ReportBeside
 from kafka_forensics.jobs.report_job import build_report
-from kafka_forensics.jobs.report_process import ReportBeside
 from kafka_forensics.parsers.records import ParseOptions
 from tests.support.paths import REPO
 
