@@ -458,7 +458,7 @@ class _Block:
             headerless = headerless[~inside]
         if not headerless.size:
             return
-        anchors = np.union1d(records, np.fromiter(self.reference_rows, np.int64, len(self.reference_rows)))
+        anchors = _union(records, np.fromiter(self.reference_rows, np.int64, len(self.reference_rows)))
         at = np.searchsorted(anchors, headerless) - 1
         current = np.where(at >= 0, anchors[np.maximum(at, 0)], -1)
         line_texts = [texts[i] for i in headerless.tolist()]
@@ -569,12 +569,12 @@ class _Block:
         elif controller is not None:
             line_broker = line_broker.zip_with(line_broker.is_not_null(), controller)
         if line_broker is None:
-            line_broker = pl.Series([None] * n, dtype=pl.Int32)
+            line_broker = pl.repeat(None, n, dtype=pl.Int32, eager=True)
         has_line = line_broker.is_not_null()
         path = ctx.path_broker
         broker = line_broker.fill_null(path) if path is not None else line_broker
-        source = pl.Series(["line"] * n).zip_with(
-            has_line, pl.Series(["path" if path is not None else None] * n, dtype=pl.String)
+        source = pl.repeat("line", n, dtype=pl.String, eager=True).zip_with(
+            has_line, pl.repeat("path" if path is not None else None, n, dtype=pl.String, eager=True)
         )
         # timestamps: per distinct second, as records._Clock does
         seconds_text = ts_raw.str.slice(0, 19)
@@ -595,7 +595,7 @@ class _Block:
             {i: ctx.event_types[rule] for i, rule in rules.items()}, default=OTHER, return_dtype=pl.String
         )
         arrays: dict[str, pa.Array] = {
-            "source_file": pa.array([ctx.source_file] * n, pa.string()),
+            "source_file": pa.repeat(pa.scalar(ctx.source_file, pa.string()), n),
             "line_no": pa.array(self.block.line_no[positions], pa.int64()),
             "broker": broker.cast(pl.Int32).to_arrow(),
             "broker_source": source.to_arrow(),
@@ -604,7 +604,7 @@ class _Block:
             "level": level.to_arrow(),
             "logger": logger.to_arrow(),
             "log_kind": logger.replace_strict(kinds, return_dtype=pl.String).to_arrow(),
-            "dialect": pa.array([ctx.dialect] * n, pa.string()),
+            "dialect": pa.repeat(pa.scalar(ctx.dialect, pa.string()), n),
             "template": template.to_arrow(),
             "event_type": event_type.to_arrow(),
             "attrs": attrs_array,
@@ -798,8 +798,15 @@ class _Classifier:
                     if vector
                     else np.ones(rows.size, bool)
                 )
-                self._python_idents(rows[maybe], subset.filter(pl.Series(maybe)).to_list())
                 unresolved[rows[maybe]] = False
+                if vector is not None and vector.excluded is not None and maybe.sum() >= SMALL:
+                    # exact where ``excluded`` does not match: those rows column-wise, the rest by Python
+                    certain = maybe & ~subset.str.contains(vector.excluded).fill_null(False).to_numpy()
+                    prefix_length[rows[certain]] = self._column_ident(
+                        step, vector.pattern, rows[certain], subset.filter(pl.Series(certain))
+                    )
+                    maybe &= ~certain
+                self._python_idents(rows[maybe], subset.filter(pl.Series(maybe)).to_list())
                 continue
             groups = subset.str.extract_groups(step.pattern)
             whole = groups.struct.field("1")
@@ -830,6 +837,17 @@ class _Classifier:
             for r in left[maybe].tolist():
                 if plan.ident_opener.exact or opener.match(body[r]):
                     self.branch[r] = -2
+
+    def _column_ident(self, branch: int, pattern: str, rows: np.ndarray, texts: pl.Series) -> np.ndarray:
+        """Branch ``branch`` and its field texts for the given rows (``texts`` their bodies), which
+        its exact translation ``pattern`` matches. Returns the length of each one's identity."""
+        groups = texts.str.extract_groups("^(" + pattern.removeprefix("^") + ")")  # group 1: the whole match
+        self.branch[rows] = branch
+        roles = self.plan.ident[branch].roles
+        columns = self.ident_columns.setdefault(branch, [_nulls(len(self.body)) for _ in roles])
+        for c in range(len(roles)):
+            columns[c].scatter(rows, groups.struct.field(str(c + 2)))
+        return groups.struct.field("1").str.len_chars().to_numpy()
 
     def _python_idents(self, rows: np.ndarray, texts: list[str]) -> None:
         """Identity branch, field texts and the rest of the message of the given rows (``texts``
@@ -923,11 +941,12 @@ class _Classifier:
         order = candidates[np.argsort(first[candidates], kind="stable")]
         ids, starts = np.unique(first[order], return_index=True)
         bounds = [*starts.tolist(), len(order)]
-        retry = []
+        retried = False
         for k, t in enumerate(ids.tolist()):
             template = grammar.word_templates[t]
             sink = self._sink(g, template.rule, template.roles, sinks)
             match = template.regex.match
+            retry = []
             for r in column[order[bounds[k] : bounds[k + 1]]].tolist():
                 m = match(texts[r])
                 if m is None:
@@ -935,14 +954,27 @@ class _Classifier:
                     continue
                 sink.rows.append(r)
                 sink.fields.append(m.groups())
-        if retry:
-            buckets = grammar.fast.buckets
-            for r in retry:
-                text = texts[r]
-                space = text.find(" ")
-                if not self._match_bucket(g, buckets[text if space < 0 else text[:space]], r, text, sinks):
-                    left.append(r)
+            if retry:
+                retried = True
+                left.extend(self._match_after(g, grammar, t, retry, texts, sinks))
+        if retried:
             left.sort()
+        return left
+
+    def _match_after(self, g: int, grammar, t: int, rows: list[int], texts: list, sinks: dict) -> list[int]:
+        """Rows template ``t`` was the candidate of and rejected: the later templates of its bucket
+        that may still match decide (``GrammarPlan.after_bucket``); a row whose first word is not
+        that bucket's takes its own bucket's alternation, as the fast path. Returns the rows no
+        word template matched."""
+        after, word, buckets = grammar.after_bucket(t), grammar.words[t], grammar.fast.buckets
+        left = []
+        for r in rows:
+            text = texts[r]
+            space = text.find(" ")
+            first_word = text if space < 0 else text[:space]
+            bucket = after if first_word == word else buckets[first_word]
+            if bucket is None or not self._match_bucket(g, bucket, r, text, sinks):
+                left.append(r)
         return left
 
     def _match_generic(self, g: int, grammar, rest: pl.Series, rows: list[int], texts: list, sinks: dict) -> list:
@@ -995,7 +1027,7 @@ class _Classifier:
         rule, roles, numbers = bucket.plan[m.lastindex]
         sink = self._sink(g, rule, roles, sinks)
         sink.rows.append(r)
-        sink.fields.append(tuple(m.group(x) for x in numbers) if numbers else ())
+        sink.fields.append(m.groups()[numbers[0] - 1 : numbers[-1]] if numbers else ())  # consecutive (group_numbers)
         return True
 
     def _sink(self, g: int, rule: str, roles: tuple[str, ...], sinks: dict) -> _Sink:
@@ -1054,6 +1086,15 @@ def _skeleton_text(rest: pl.Series, chars: int) -> pl.Series:
         rows = np.flatnonzero(short.to_numpy())
         head = head.scatter(rows, rest.gather(rows).str.replace_all(DIGIT_RUN, "0"))
     return head
+
+
+def _union(ascending: np.ndarray, more: np.ndarray) -> np.ndarray:
+    """The distinct values of both, ascending: a stable sort of values nearly in order already (one side
+    ascends, the other is a few values). ``np.union1d`` took 60x as long here (8.6 ms against 0.15 ms
+    for 69,000 + 210 values, numpy 2.4)."""
+    both = np.concatenate([ascending, more])
+    both.sort(kind="stable")
+    return both[np.concatenate([[True], both[1:] != both[:-1]])]
 
 
 def _nulls(n: int) -> pl.Series:

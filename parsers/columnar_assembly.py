@@ -190,8 +190,11 @@ def _placed(n: int, parts: list[tuple[np.ndarray, pl.Series]]) -> pl.Series:
     index = np.full(n, -1, np.int64)
     offset = 0
     for positions, values in parts:
-        written = values.is_not_null().to_numpy()
-        at, source = positions[written], offset + np.flatnonzero(written)
+        if values.null_count():
+            written = np.flatnonzero(values.is_not_null().to_numpy())
+            at, source = positions[written], offset + written
+        else:  # the usual case: a value on every row that has the field
+            at, source = positions, np.arange(offset, offset + len(values))
         if at.size > 1 and not (at[1:] > at[:-1]).all() and np.bincount(at).max() > 1:
             # a field twice on a row: its later text
             _, last = np.unique(at[::-1], return_index=True)

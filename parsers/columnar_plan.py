@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lark import Lark
 
 from kafka_forensics.core.eras import AUTO
 
-from .fastpath import FastGrammar, _Compiler
+from .fastpath import Bucket, FastGrammar, _bucket, _Compiler
 from .grammar_loader import build_lark, templates_for
 from .lines import FastLineParser
 from .vector_regex import VectorRegex, escape, translate
@@ -61,6 +61,19 @@ class GrammarPlan:
     # template has no column-wise form)
     candidates: str | None  # column-wise: ^(?:skeleton|skeleton|...) over word_templates, in order
     first_with_skeleton: dict[str, int]  # matched skeleton -> index of the first template with it
+    words: tuple[str, ...]  # per word template, its bucket's word
+    after: tuple[tuple[str, ...], ...]  # per word template, the later rules of its bucket that may
+    # still match a message it was the candidate of (``later_rules``)
+    compiler: _Compiler = field(compare=False, repr=False)
+    _after_buckets: dict[int, Bucket | None] = field(default_factory=dict, compare=False, repr=False)
+
+    def after_bucket(self, template: int) -> Bucket | None:
+        """The alternation of ``after[template]`` in bucket order, as the fast path compiles a
+        bucket (None: no later rule can match). Built on first use: most templates never need it."""
+        if template not in self._after_buckets:
+            rules = list(self.after[template])
+            self._after_buckets[template] = _bucket(self.compiler, rules) if rules else None
+        return self._after_buckets[template]
 
 
 @dataclass(frozen=True)
@@ -172,8 +185,7 @@ def _common_prefix(texts: list[str]) -> str:
     return first[:n]
 
 
-def _template_plans(lark: Lark, rules: list[str]) -> list[TemplatePlan]:
-    compiler = _Compiler(lark)
+def _template_plans(lark: Lark, compiler: _Compiler, rules: list[str]) -> list[TemplatePlan]:
     plans = []
     for rule in rules:
         roles: list[str] = []
@@ -185,11 +197,32 @@ def _template_plans(lark: Lark, rules: list[str]) -> list[TemplatePlan]:
     return plans
 
 
+def later_rules(plans: list[TemplatePlan], words: list[str]) -> list[tuple[str, ...]]:
+    """Per template, the later templates of its bucket with a skeleton that starts where one of its
+    own does, or is the start of one (either way). A message whose candidate is template ``t`` (the
+    first with a skeleton the message starts with) and that ``t``'s regex rejects can match only
+    one of these: a template that matches has a skeleton the message starts with, and of two
+    starts of one text, one starts the other. So this short alternation gives the bucket's answer
+    (``fastpath.match_template``), and the earlier templates of the bucket cannot match at all."""
+    out = []
+    for t, (plan, word) in enumerate(zip(plans, words)):
+        later = []
+        for other, other_word in zip(plans[t + 1 :], words[t + 1 :]):
+            if other_word == word and any(
+                a.startswith(b) or b.startswith(a) for a in plan.skeletons for b in other.skeletons
+            ):
+                later.append(other.rule)
+        out.append(tuple(later))
+    return out
+
+
 def _grammar_plan(fast: FastGrammar, lark: Lark) -> GrammarPlan:
     ordered = [t.rule for bucket in fast.buckets.values() for t in bucket.by_marker.values()]
+    words = [word for word, bucket in fast.buckets.items() for _ in bucket.by_marker]
     generic = [t.rule for t in fast.generic.by_marker.values()] if fast.generic else []
-    plans = _template_plans(lark, ordered)
-    generic_plans = _template_plans(lark, generic)
+    compiler = _Compiler(lark)
+    plans = _template_plans(lark, compiler, ordered)
+    generic_plans = _template_plans(lark, compiler, generic)
     first: dict[str, int] = {}  # skeleton -> the first template (in order) with it
     for i, plan in enumerate(plans):
         for skeleton in plan.skeletons:
@@ -198,7 +231,17 @@ def _grammar_plan(fast: FastGrammar, lark: Lark) -> GrammarPlan:
     if plans:
         # leftmost-first: the first skeleton in template order that the message starts with
         candidates = "^(?:" + "|".join(escape(skeleton) for skeleton in first) + ")"
-    return GrammarPlan(fast, tuple(plans), tuple(generic_plans), _any_of(generic_plans), candidates, first)
+    return GrammarPlan(
+        fast,
+        tuple(plans),
+        tuple(generic_plans),
+        _any_of(generic_plans),
+        candidates,
+        first,
+        tuple(words),
+        tuple(later_rules(plans, words)),
+        compiler,
+    )
 
 
 def _any_of(plans: list[TemplatePlan]) -> str | None:

@@ -11,7 +11,11 @@ classes that differ from Python's. So a translation says how far it can be trust
 * otherwise it is a **superset** filter: every ASCII text the Python pattern matches, the
   translation matches too (a lookahead dropped, an atomic group or possessive repeat that may
   backtrack in Rust), so a row it rejects is certainly rejected, and a row it accepts still needs
-  Python's answer.
+  Python's answer;
+* a superset can still be exact **but for** the texts ``excluded`` matches: a negative lookahead
+  ``(?!X)`` that an anchored pattern meets after a fixed literal start ``L`` is tested at one
+  place only, so the pattern matches exactly where the translation without it matches and
+  ``^L(?:X)`` does not (``OTHER_IDENT``'s ``\\[(?!Controller id=...)``).
 
 ``translate`` returns None for what it cannot express at all (backreferences, conditionals).
 Atomic groups and possessive repeats stay exact where backtracking into them could never change
@@ -50,6 +54,7 @@ _ANCHORS = {
 class VectorRegex:
     pattern: str  # Rust regex syntax
     exact: bool  # same matches and groups on ASCII text (else: a superset filter)
+    excluded: str | None = None  # not exact, but exact on the ASCII texts this does not match
 
 
 def escape(text: str) -> str:
@@ -73,6 +78,10 @@ class _Untranslatable(Exception):
 class _State:
     exact: bool = True
     dotall: bool = False
+    prefix: str | None = None  # the literal text matched so far, while the pattern is one fixed
+    # literal from its anchored start (None past that point, or unanchored)
+    choices: int = 0  # inside an alternation or a repeat: a lookahead there is not at one place
+    excluded: list[str] | None = None  # ``^L(?:X)`` per negative lookahead met at a fixed start
 
 
 def translate(pattern: str | re.Pattern, anchored: bool = False) -> VectorRegex | None:
@@ -87,12 +96,15 @@ def translate(pattern: str | re.Pattern, anchored: bool = False) -> VectorRegex 
         return None
     if tree.state.flags & (re.IGNORECASE | re.MULTILINE | re.ASCII | re.LOCALE):
         return None
-    state = _State(dotall=bool(tree.state.flags & re.DOTALL))
+    state = _State(dotall=bool(tree.state.flags & re.DOTALL), prefix="" if anchored else None, excluded=[])
     try:
         out = _sequence(list(tree), state, follow=_END)
     except _Untranslatable:
         return None
-    return VectorRegex(("^" if anchored else "") + out, state.exact)
+    pattern = ("^" if anchored else "") + out
+    if state.excluded and state.exact:
+        return VectorRegex(pattern, False, "^(?:" + "|".join(state.excluded) + ")")
+    return VectorRegex(pattern, state.exact and not state.excluded)
 
 
 _END = ("end", None)  # nothing follows: the pattern ends here
@@ -115,7 +127,11 @@ def _is_empty_group(item) -> bool:
 def _item(item, state: _State, follow) -> str:
     op, av = item
     if op is C.LITERAL:
+        if state.prefix is not None:
+            state.prefix += chr(av)
         return _char(chr(av))
+    if op not in (C.AT, C.SUBPATTERN, C.ATOMIC_GROUP, C.ASSERT, C.ASSERT_NOT):
+        state.prefix = None  # it may match texts of several lengths or characters
     if op is C.NOT_LITERAL:
         return "[^" + _set_char(chr(av)) + "]"
     if op is C.ANY:
@@ -129,7 +145,11 @@ def _item(item, state: _State, follow) -> str:
             raise _Untranslatable(str(av))
         return _ANCHORS[av]
     if op is C.BRANCH:
-        return "(?:" + "|".join(_sequence(list(b), state, follow) for b in av[1]) + ")"
+        state.choices += 1
+        out = "(?:" + "|".join(_sequence(list(b), state, follow) for b in av[1]) + ")"
+        state.choices -= 1
+        state.prefix = None
+        return out
     if op is C.SUBPATTERN:
         group, add, delete, sub = av
         if add & ~re.DOTALL or delete:
@@ -141,7 +161,10 @@ def _item(item, state: _State, follow) -> str:
         return ("(" if group is not None else "(?:") + inner + ")"
     if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
         low, high, sub = av
+        state.choices += 1
         body = _sequence(list(sub), state, follow=_UNKNOWN)
+        state.choices -= 1
+        state.prefix = None
         if op is C.POSSESSIVE_REPEAT and not _atomic_is_plain([item], follow):
             state.exact = False
         return "(?:" + body + ")" + _quantifier(low, high) + ("?" if op is C.MIN_REPEAT else "")
@@ -149,6 +172,15 @@ def _item(item, state: _State, follow) -> str:
         if not _atomic_is_plain(list(av), follow):
             state.exact = False
         return "(?:" + _sequence(list(av), state, follow) + ")"
+    if op is C.ASSERT_NOT and av[0] == 1 and state.prefix is not None and not state.choices:
+        refused = _State(dotall=state.dotall)  # what the lookahead refuses, translated on its own
+        try:
+            body = _sequence(list(av[1]), refused, follow=_UNKNOWN)
+        except _Untranslatable:
+            body, refused.exact = "", False
+        if refused.exact and state.excluded is not None:
+            state.excluded.append(escape(state.prefix) + "(?:" + body + ")")
+            return ""
     if op in (C.ASSERT, C.ASSERT_NOT):
         state.exact = False  # dropped: the translation accepts more than the pattern
         return ""
@@ -211,7 +243,10 @@ def _ranges(chars: set[str]) -> str:
 
 def _atomic_is_plain(items: list, follow) -> bool:
     """True if ``items`` can match at most one way at a position, given what follows: then
-    forbidding backtracking into them (atomic group, possessive repeat) changes nothing."""
+    forbidding backtracking into them (atomic group, possessive repeat) changes nothing. At the
+    pattern's end nothing can ask for another way, so the first way is the match either way."""
+    if follow is _END:
+        return True
     items = _unwrap(items)
     if _width(items) is not None:  # fixed width: one possible match
         return True

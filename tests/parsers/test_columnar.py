@@ -153,3 +153,91 @@ def test_every_typed_real_message_starts_with_a_skeleton_of_its_template():
             assert any(rest.startswith(s) for found in skeletons for s in found), (path.name, text)
             checked += 1
     assert checked > 500  # 975 typed messages in the real logs today
+
+
+def _real_messages() -> list[tuple[object, str, str]]:
+    """(plan, message after the header, its template or None) of every record line of the real logs."""
+    out = []
+    for path in sorted(REAL_LOGS.glob("*.log")):
+        texts = path.read_text(encoding="utf-8").splitlines()
+        options = ParseOptions()
+        plan = columnar_plan(file_dialect(options, iter(texts)), options.layout)
+        for text in texts:
+            parsed = plan.fast.classify(text)
+            if parsed.kind == RECORD and parsed.message.isascii():
+                out.append((plan, parsed.message, parsed.template))
+    return out
+
+
+def test_a_rejected_candidate_leaves_the_answer_to_the_later_templates_that_share_its_start():
+    """``GrammarPlan.after_bucket``: where a message's candidate template (the first whose skeleton it
+    starts with) rejects it, the short alternation of the later templates sharing the candidate's start
+    gives what the whole bucket's alternation gives (``fastpath.match_template``), on every message of the
+    real logs whose candidate is rejected (the mixed-version corpus has thousands)."""
+    import re
+
+    checked = 0
+    for plan, message, _ in _real_messages():
+        ident = plan.fast.primary.ident.match(message)
+        rest = message[ident.end() :] if ident else message
+        space = rest.find(" ")
+        word = rest if space < 0 else rest[:space]
+        for grammar in plan.grammars:
+            found = re.match(grammar.candidates, digit_runs_as_zero(rest[: 2 * plan.skeleton_chars]))
+            if found is None or grammar.word_templates[grammar.first_with_skeleton[found.group()]].regex.match(rest):
+                continue
+            t = grammar.first_with_skeleton[found.group()]
+            if grammar.words[t] != word:
+                continue
+            bucket = grammar.fast.buckets[word]
+            whole = bucket.regex.match(rest)
+            after = grammar.after_bucket(t)
+            short = after.regex.match(rest) if after is not None else None
+            assert (whole is None) == (short is None), rest
+            if whole is not None:
+                rule, _, numbers = bucket.plan[whole.lastindex]
+                assert after.plan[short.lastindex][0] == rule, rest
+                assert short.group(*after.plan[short.lastindex][2]) == whole.group(*numbers) if numbers else True
+            checked += 1
+    assert checked > 100  # 181 distinct rejected candidates in the real logs today
+
+
+def test_a_lookahead_at_a_fixed_start_translates_exactly_but_for_its_exclusion():
+    """``vector_regex.translate``: ``OTHER_IDENT`` (``\\[(?!Controller id=...)[^\\]]*\\]``, header.lark)
+    has a negative lookahead right after its literal ``[``. Column-wise, its translation without the
+    lookahead and not matching ``excluded`` must accept exactly the messages Python's branch accepts, with the
+    same text, on every record of the real logs. A lookahead inside an alternation stays a plain superset."""
+    import polars as pl
+
+    from kafka_forensics.parsers.vector_regex import translate
+
+    plan, *_ = _real_messages()[0]
+    branch = plan.ident[-1]
+    assert branch.roles == ("ident_other",) and branch.vector.excluded is not None
+    python = plan.fast.primary.ident  # the branches' alternation; the last group is the last branch's marker
+    real = sorted({m for _, m, _ in _real_messages()})
+    # and each real message with a bracketed prefix, that prefix made one the lookahead refuses
+    refused = [
+        "[" + prefix + m[1:]
+        for m in real
+        if m.startswith("[")
+        for prefix in ("Topic=", "Controller 7]: ", "Broker id=7] ")
+    ]
+    messages = pl.Series(real + refused)
+    earlier = pl.DataFrame([messages.str.contains(b.vector.pattern) for b in plan.ident[:-1]]).max_horizontal()
+    accepted = messages.str.contains(branch.vector.pattern) & ~messages.str.contains(branch.vector.excluded)
+    texts = messages.str.extract(branch.vector.pattern, 1)
+    hits = 0
+    for message, before, ok, text in zip(messages, earlier, accepted, texts):
+        if before:
+            continue  # an earlier branch takes it (those are exact on their own)
+        m = python.match(message)
+        assert ok == (m is not None and m.lastindex == python.groups), message
+        if ok:
+            assert text == m.group(python.groups - 1), message
+            hits += 1
+    assert hits > 100
+    assert not accepted.tail(len(refused)).filter(~earlier.tail(len(refused))).any()
+    assert translate(r"(?:a|\[(?!x))b", anchored=True).excluded is None
+    assert translate(r"\d+(?!x)b", anchored=True).excluded is None
+    assert translate(r"\[(?!x)b", anchored=False).excluded is None
