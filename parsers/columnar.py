@@ -8,12 +8,14 @@ column and every step runs over all its lines at once:
    the bytes themselves (no copy);
 2. **header**: the fast path's header regex, translated (exactly) for Polars, as its parts before
    and after the message: which lines are records and their timestamp, level, message and logger;
-3. **identity prefix**: the ``ident`` expansions in grammar order, exact ones column-wise, the
-   others (e.g. ``OTHER_IDENT``'s lookahead) by the fast path's own regex on the rows they may match;
+3. **identity prefix**: the ``ident`` expansions in grammar order, exact ones column-wise (and
+   ``OTHER_IDENT``, whose lookahead is an exclusion, ``vector_regex``, on the rows it leaves), the
+   others by the fast path's own regex on the rows they may match;
 4. **template**: the first template (in the fast path's order) whose skeleton (literal text, digit
    runs as "0") the message starts with, from one column-wise alternation (one Polars pass per grammar,
-   never one per template); then one C-level match per row, that template's own regex (else its
-   bucket's alternation, as the fast path), which also captures the fields; the generic bucket
+   never one per template); then one C-level match per row, that template's own regex (else the
+   alternation of the later templates of its bucket that share its start, which gives the bucket's
+   answer: ``columnar_plan.later_rules``), which also captures the fields; the generic bucket
    only on rows one column-wise superset filter lets through, its candidate the first template
    whose translation accepts the row (one Polars pass per generic template);
 5. **fields** (``columnar_assembly``, ``columnar_fields``): each field converted once over every

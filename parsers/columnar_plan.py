@@ -14,7 +14,8 @@ Per (dialect, layout), built once per process:
 
 A skeleton is a necessary condition, so "the first template in order one of whose skeletons the
 message starts with" is the only one that can be the fast path's answer before it; its own regex
-then confirms it (or the line goes to the fast path itself).
+then confirms it, or the later templates of its bucket that share its start decide (``later_rules``:
+the others cannot match either).
 """
 
 from __future__ import annotations
