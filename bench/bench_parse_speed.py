@@ -1,6 +1,6 @@
 """Parse speed, every figure against an anchor measured in the same run (issue 15).
 
-    python bench/bench_parse_speed.py [--lines 1200000] [--parser-lines 200000] [--parser-rounds 3] [--master local[2]]
+    python bench/bench_parse_speed.py [--lines 1200000] [--parser-lines 200000] [--parser-rounds 5] [--master local[2]]
 
 ``--crossover``: the same comparison per file size (200 to 30,000 lines), behind
 ``parsers.columnar.ROW_BY_ROW_BELOW``.
@@ -210,7 +210,7 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=1_200_000, help="lines of the job benchmark")
     ap.add_argument("--parser-lines", type=int, default=200_000, help="lines of the in-process parser comparison")
     ap.add_argument(
-        "--parser-rounds", type=int, default=3, help="alternating parser timings (the least of each counts)"
+        "--parser-rounds", type=int, default=5, help="alternating parser timings (the least of each counts)"
     )
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--rounds", type=int, default=2, help="alternating copy/parse runs (the best of each counts)")
