@@ -48,6 +48,8 @@ os.environ.setdefault("POLARS_MAX_THREADS", "1")  # parallelism comes from Spark
 import bisect
 import re
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import is_not
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -914,14 +916,14 @@ class _Classifier:
         if len(set(roles)) == len(roles):
             yield sink.template, sink.rows, sink.fields
             return
-        shapes: dict[tuple[int, ...], tuple[list[int], list[tuple]]] = {}
+        shapes: dict[tuple[bool, ...], tuple[list[int], list[tuple]]] = {}
         for r, texts in zip(sink.rows, sink.fields):
-            filled = tuple(k for k, text in enumerate(texts) if text is not None)
+            filled = tuple(map(is_not, texts, repeat(None)))  # per group, whether the row filled it
             rows, fields = shapes.setdefault(filled, ([], []))
             rows.append(r)
-            fields.append(tuple(texts[k] for k in filled))
+            fields.append(tuple(compress(texts, filled)))
         for filled, (rows, fields) in shapes.items():
-            yield self._template_id((sink.template, filled), rule, tuple(roles[k] for k in filled)), rows, fields
+            yield self._template_id((sink.template, filled), rule, tuple(compress(roles, filled))), rows, fields
 
     def _match_words(
         self, g: int, grammar, skeleton_text: pl.Series, rows: list[int], texts: list, sinks: dict
