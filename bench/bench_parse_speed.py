@@ -71,7 +71,7 @@ def time_parser(corpus: str, side: str, count: int) -> float:
     lark = ParseOptions(**{**options.__dict__, "use_lark": True})
     runs = {
         "columnar": lambda d: parse_file_columnar(d, name, options, row_by_row_below=0),
-        "fast": lambda d: list(_event_batches(parse_file(d, name, options).rows, None)),
+        "fast": lambda d: _rows_to_arrow(d, name, options),
         "lark": lambda d: parse_file(d, name, lark),
     }
     runs[side](data)
@@ -123,9 +123,8 @@ def crossover(sizes: tuple[int, ...] = (200, 1_000, 3_000, 10_000, 30_000)) -> N
     measurement behind ``parsers.columnar.ROW_BY_ROW_BELOW``."""
     for corpus in ("generated", "real"):
         for n in sizes:
-            lines = generate_lines(n) if corpus == "generated" else _real_lines(n)
+            lines, options = _corpus(corpus, n)
             data = ("\n".join(lines) + "\n").encode()
-            options = ParseOptions(kafka_version="2.4") if corpus == "generated" else ParseOptions()
             name = "state-change.log"
             parse_file_columnar(data, name, options, row_by_row_below=0)  # plans and caches outside the timing
             rounds = max(1, 20_000 // n)
