@@ -820,17 +820,14 @@ class _Classifier:
             hit = rows[matched]
             unresolved[hit] = False
             prefix_length[hit] = whole.filter(pl.Series(matched)).str.len_chars().to_numpy()
-            picked = pl.Series(matched)
             for k, (marker, fields) in enumerate(zip(step.markers, step.fields)):
                 branch_rows = groups.struct.field(str(marker)).is_not_null().to_numpy()
                 if not branch_rows.any():
                     continue
-                b = step.first + k
-                self.branch[rows[branch_rows]] = b
-                columns = self.ident_columns.setdefault(b, [_nulls(n) for _ in fields])
-                for c, g in enumerate(fields):
-                    columns[c].scatter(rows[branch_rows], groups.struct.field(str(g)).filter(pl.Series(branch_rows)))
-            del picked
+                mask = pl.Series(branch_rows)
+                self._column_branch(
+                    step.first + k, rows[branch_rows], [groups.struct.field(str(g)).filter(mask) for g in fields]
+                )
         self.rest_column = body.str.slice(pl.Series(prefix_length)) if prefix_length.any() else body
         # no identity: an opener no rule completes means no template (lines.FastLineParser)
         left = np.flatnonzero(unresolved)
@@ -846,12 +843,17 @@ class _Classifier:
         """Branch ``branch`` and its field texts for the given rows (``texts`` their bodies), which
         its exact translation ``pattern`` matches. Returns the length of each one's identity."""
         groups = texts.str.extract_groups("^(" + pattern.removeprefix("^") + ")")  # group 1: the whole match
-        self.branch[rows] = branch
         roles = self.plan.ident[branch].roles
-        columns = self.ident_columns.setdefault(branch, [_nulls(len(self.body)) for _ in roles])
-        for c in range(len(roles)):
-            columns[c].scatter(rows, groups.struct.field(str(c + 2)))
+        self._column_branch(branch, rows, [groups.struct.field(str(c + 2)) for c in range(len(roles))])
         return groups.struct.field("1").str.len_chars().to_numpy()
+
+    def _column_branch(self, branch: int, rows: np.ndarray, fields: list[pl.Series]) -> None:
+        """Rows read column-wise as identity branch ``branch``, with its field texts (one column per field,
+        in the rows' order)."""
+        self.branch[rows] = branch
+        columns = self.ident_columns.setdefault(branch, [_nulls(len(self.body)) for _ in fields])
+        for column, values in zip(columns, fields):
+            column.scatter(rows, values)
 
     def _python_idents(self, rows: np.ndarray, texts: list[str]) -> None:
         """Identity branch, field texts and the rest of the message of the given rows (``texts``
