@@ -41,9 +41,16 @@ from kafka_forensics.core.errors import InputError, JobError
 from kafka_forensics.core.tables import EVENTS
 from kafka_forensics.replay.cluster import ACTING_TYPES, CLUSTER_EVENT_TYPES, DELETION_COMPLETED, OFFSET_GAP_ATTR
 from kafka_forensics.replay.collector import rare_full_collections
-from kafka_forensics.replay.events import BATCH_ROWS, LINE_COLUMNS, TEXT_EVENT_TYPES, compact_batch
-from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING
-from kafka_forensics.replay.kraft import RECORD_TYPES, TOPIC_RECORD
+from kafka_forensics.replay.events import (
+    BATCH_ROWS,
+    LINE_COLUMNS,
+    REPLAY_COLUMNS,
+    TEXT_EVENT_TYPES,
+    compact_batch,
+    instants,
+)
+from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING, FactsBuilder
+from kafka_forensics.replay.kraft import METADATA, RECORD_TYPES, TOPIC_RECORD
 from kafka_forensics.replay.local import is_partition_line
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES
 from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED
@@ -83,7 +90,7 @@ def side_mask(batch: pa.RecordBatch) -> pa.Array:
     response = pc.map_lookup(attrs, pa.scalar(RESPONSE_ATTR), "first")
     return _any(
         pc.is_in(event_type, value_set=_SIDE_TYPES),
-        pc.equal(batch.column("log_kind"), "metadata"),
+        pc.equal(batch.column("log_kind"), METADATA),
         pc.and_(
             pc.equal(event_type, RESPONSE),
             _any(pc.match_substring(response, "error_code=11"), pc.match_substring(response, "11)")),
@@ -116,6 +123,8 @@ LIGHT_COLUMNS = (
     "controller_id",
     "controller_epoch",
 )
+# the columns ``FactsBuilder.add`` reads
+FACT_COLUMNS = ("cluster", "ts", "source_file", "line_no", "event_type", "log_kind", "broker", "topic")
 IN_GROUP = "in_group"  # a light line that is also a partition's line (its facts come with its group)
 
 
@@ -232,23 +241,71 @@ class EventStreams:
 
 
 def bucket_groups(bucket: Bucket) -> Iterator[tuple[tuple, list[dict]]]:
-    """A bucket's partitions, each one's lines together and in Spark's order (``partition_groups``); a bucket file
-    is deleted once read.
+    """A bucket's partitions, each one's lines together and in Spark's order (``partition_groups``): ``table_groups``
+    of ``read_bucket``."""
+    return table_groups(read_bucket(bucket))
+
+
+def read_bucket(bucket: Bucket) -> pa.Table:
+    """A bucket's lines, as ``split`` kept them; a bucket file is deleted once read.
 
     Sorting all of the partitions' lines at once needs more memory than DuckDB may take (10 M lines: out of memory
     at 1 GB, nested columns and all, and so was its partitioned ``COPY``), so past ``BUCKET_ROWS`` lines ``split``
     writes them out in buckets by partition (``_bucket_of``), and each bucket is read and sorted by Arrow alone."""
-    if isinstance(bucket, tuple):
-        tables = []
-        for piece in bucket:
-            with pa.OSFile(piece) as source:
-                tables.append(pa.ipc.open_file(source).read_all())
-            Path(piece).unlink()
-        table = pa.concat_tables(tables)
-    else:
-        table = bucket
+    if not isinstance(bucket, tuple):
+        return bucket
+    tables = []
+    for piece in bucket:
+        with pa.OSFile(piece) as source:
+            tables.append(pa.ipc.open_file(source).read_all())
+        Path(piece).unlink()
+    return pa.concat_tables(tables)
+
+
+def table_groups(table: pa.Table) -> Iterator[tuple[tuple, list[dict]]]:
+    """The partitions of a table of partitions' lines (a bucket's), each one's lines together and in Spark's order
+    (``partition_groups``)."""
     with rare_full_collections():
         yield from _groups(_in_spark_order(table))
+
+
+def gather_facts(facts: FactsBuilder, table: pa.Table) -> None:
+    """``facts.add`` of every line of ``table`` (with its ``cluster``), column-wise: a worker's bucket holds up to a
+    million lines, and ``add`` costs 1 µs a line (the 1 M replay stage on one core, 2026-11-27). A topic's
+    deletion, the one line ``add`` does more with, goes through ``add`` itself."""
+    table = table.select(list(FACT_COLUMNS))
+    table = table.filter(pc.is_valid(table.column("ts")))
+    deletion = pc.fill_null(pc.equal(table.column("event_type"), DELETION_COMPLETED), False)
+    if pc.any(deletion).as_py():
+        for e in compact_batch(table.filter(deletion)):
+            facts.add(e)
+        table = table.filter(pc.invert(deletion))
+    clusters = table.column("cluster")
+    names = pc.unique(clusters).to_pylist()
+    for cluster in names:
+        lines = table.filter(pc.equal(clusters, cluster)) if len(names) > 1 else table
+        # a broker's own lines: ``add``'s writers (a broker, and not a KRaft metadata record)
+        written = lines.filter(
+            pc.and_(
+                pc.is_valid(lines.column("broker")),
+                pc.invert(pc.fill_null(pc.equal(lines.column("log_kind"), METADATA), False)),
+            )
+        )
+        files = written.column("source_file").combine_chunks().dictionary_encode()
+        facts.add_columns(
+            cluster,
+            instants([pc.max(_micros(lines)).as_py()])[0],
+            written.column("broker").to_numpy(),
+            _micros(written).to_numpy(),
+            files.dictionary.to_pylist(),
+            files.indices.to_numpy(),
+            written.column("line_no").to_numpy(),
+        )
+
+
+def _micros(table: pa.Table) -> pa.ChunkedArray:
+    """The microseconds since the epoch of each line's ``ts``."""
+    return table.column("ts").cast(pa.timestamp("us", "UTC")).cast(pa.int64())
 
 
 @dataclass
@@ -301,7 +358,7 @@ def split_share(work: ShareWork) -> Share:
                     for e in compact_batch(found.select(list(LIGHT_COLUMNS)), **{IN_GROUP: in_group}):
                         out.light.add(e)
                 if pc.any(partitions).as_py():
-                    _keep(_without_unread_text(batch.filter(partitions)), work, out, writers)
+                    _keep(_as_replayed(batch.filter(partitions)), work, out, writers)
     finally:
         for writer in writers.values():
             writer.close()
@@ -327,8 +384,11 @@ def _templates(batch: pa.RecordBatch, templates: dict[str, set]) -> None:
             templates.setdefault(row["cluster"], set()).add((row["broker"], row["template"]))
 
 
-def _without_unread_text(rows: pa.RecordBatch) -> pa.RecordBatch:
-    """Partitions' lines with their message and stack only where a rule reads them (``TEXT_EVENT_TYPES``)."""
+def _as_replayed(rows: pa.RecordBatch) -> pa.RecordBatch:
+    """Partitions' lines as the Spark job hands them to a partition's replay (``jobs.replay_job``): their
+    ``cluster`` and ``REPLAY_COLUMNS`` (not the template: the driver dates brokers by ``templates``), with their
+    message and stack only where a rule reads them (``TEXT_EVENT_TYPES``)."""
+    rows = rows.select(["cluster", *REPLAY_COLUMNS])
     text = pc.is_in(rows.column("event_type"), value_set=_TEXT_TYPES)
     for name in ("message", "stack"):
         column = rows.column(name)
@@ -426,7 +486,10 @@ __all__ = [
     "Bucket",
     "EventStreams",
     "bucket_groups",
+    "gather_facts",
     "partition_mask",
+    "read_bucket",
     "side_mask",
     "spark_order",
+    "table_groups",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
+from operator import itemgetter
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,8 +25,9 @@ from kafka_forensics.jobs.replay_driver import replay_in_driver
 from kafka_forensics.jobs.replay_options import ReplayOptions
 from kafka_forensics.jobs.replay_streams import IN_GROUP, ClusterOf, EventStreams
 from kafka_forensics.parsers.records import parse_file
+from kafka_forensics.replay.events import compact_batch
 from kafka_forensics.replay.filters import EventFilter
-from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING
+from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING, FactsBuilder
 from kafka_forensics.replay.kraft import RECORD_TYPES, TOPIC_RECORD
 from kafka_forensics.replay.local import ClusterLines, is_partition_line, replay_events
 from kafka_forensics.replay.stale_epochs import RESPONSE, is_stale_epoch_event
@@ -223,6 +225,87 @@ def test_the_replay_on_every_core_writes_the_same_outputs(events_dir, tmp_path, 
             text = (serial / name).read_text().replace(str(serial), str(pooled))
             assert (pooled / name).read_text() == text, name
         assert pq.read_table(serial / "impact").num_rows > 10
+
+
+def _with_clusters(events_dir: Path) -> pa.Table:
+    """The events table as ``split`` reads it: every line with its ``cluster``."""
+    table = pq.read_table(events_dir / EVENTS)
+    clusters = [_cluster_of(path) for path in table.column("source_file").to_pylist()]
+    return table.append_column("cluster", pa.array(clusters, pa.string()))
+
+
+def _every_fact(facts: FactsBuilder, lines: list[dict]) -> dict:
+    """What impact reads of ``facts`` about ``lines``: per cluster the last time and the deletions, and each
+    broker's last line at or before the time of every line."""
+    gathered = facts.facts({}, {})
+    return {
+        cluster: (
+            f.logs_end,
+            f.deletions,
+            sorted(
+                {(e["broker"], e["ts"], f.last_seen(e["broker"], e["ts"])) for e in lines if e["cluster"] == cluster},
+                key=repr,
+            ),
+        )
+        for cluster, f in gathered.items()
+    }
+
+
+def _variants(table: pa.Table) -> list[pa.Table]:
+    """The table, and the table with what its real lines never have but a line may: KRaft metadata records with
+    a broker (no incident's has one), and every seventh line without a time."""
+    metadata = pc.equal(table.column("log_kind"), "metadata")
+    with_broker = pc.if_else(metadata, pa.scalar(1, table.schema.field("broker").type), table.column("broker"))
+    untimed = pa.array([k % 7 == 0 for k in range(table.num_rows)])
+    ts = table.column("ts")
+    mutated = table.set_column(table.schema.get_field_index("broker"), "broker", with_broker)
+    mutated = mutated.set_column(
+        mutated.schema.get_field_index("ts"), "ts", pc.if_else(untimed, pa.nulls(1, ts.type)[0], ts)
+    )
+    return [table, mutated]
+
+
+@pytest.mark.parametrize("variant", [0, 1], ids=["real", "mutated"])
+def test_the_facts_gathered_column_wise_are_the_facts_of_each_line(events_dir, variant):
+    """A bucket's impact facts are gathered from its Arrow columns (``gather_facts``), not line by line: the same
+    last times, topic deletions and brokers' lines as ``FactsBuilder.add`` of each line, on every recorded incident
+    (topic deletions among them), the sample and the real-log corpus, in one table and in slices of it."""
+    table = _variants(_with_clusters(events_dir))[variant]
+    lines = compact_batch(table)
+    by_line = FactsBuilder(itemgetter("cluster"))
+    for e in lines:
+        by_line.add(e)
+    whole, sliced = FactsBuilder(itemgetter("cluster")), FactsBuilder(itemgetter("cluster"))
+    replay_streams.gather_facts(whole, table)
+    for start in range(0, table.num_rows, 5_000):
+        replay_streams.gather_facts(sliced, table.slice(start, 5_000))
+    timed = [e for e in lines if e["ts"] is not None and e["broker"] is not None]
+    expected = _every_fact(by_line, timed)
+    assert any(deletions for _, deletions, _ in expected.values()), "the incidents delete topics"
+    if variant:
+        assert any(e["log_kind"] == "metadata" for e in timed) and any(e["ts"] is None for e in lines)
+    assert _every_fact(whole, timed) == expected
+    assert _every_fact(sliced, timed) == expected
+
+
+@pytest.mark.parametrize("variant", [0, 1], ids=["real", "mutated"])
+@pytest.mark.parametrize("third", ["start", "end", "both"])
+def test_the_time_window_keeps_the_rows_it_keeps_line_by_line(events_dir, third, variant):
+    """``KeptLines.rows``, the window on a bucket's Arrow rows, keeps exactly the lines ``keeps_time`` keeps: the
+    cluster lines and KRaft records before ``--start-time`` too (with or without a time), and no other line
+    without a time."""
+    table = _variants(_with_clusters(events_dir))[variant]
+    lines = compact_batch(table)
+    times = sorted(e["ts"] for e in lines if e["ts"] is not None)
+    start, end = times[len(times) // 3], times[2 * len(times) // 3]
+    window = EventFilter(start=start if third != "end" else None, end=end if third != "start" else None)
+    kept = replay_partitions.KeptLines(window)
+    expected = [_place(e) for e in lines if kept(e)]
+    assert 0 < len(expected) < len(lines)
+    if third == "start":
+        assert any(e["ts"] is None or e["ts"] < start for e in lines if kept(e)), "lines before start are kept"
+    assert [_place(e) for e in compact_batch(kept.rows(table))] == expected
+    assert replay_partitions.KeptLines(None).rows(table) is table
 
 
 def test_no_events_table_is_an_input_error(tmp_path: Path):
