@@ -11,6 +11,10 @@ after bucket, when there is one core or the input is small (``replay_workers``).
 outputs hold of a bucket: each partition's timeline rows and findings (kept apart, as ``replay_all`` orders
 them), the impact facts of its lines (``impact.FactsBuilder``, machine integers) and the contexts it made for
 clusters that have only partitions' lines.
+
+What does not need a partition's sequence is done on the bucket's Arrow table before its lines become events: the
+time window (``KeptLines.rows``) and the impact facts (``replay_streams.gather_facts``); and a bucket's values are
+converted once per distinct value (``replay.events``: a partition's lines repeat their broker lists and times).
 """
 
 from __future__ import annotations
