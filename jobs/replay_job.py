@@ -48,7 +48,7 @@ from kafka_forensics.replay.cluster import (
     build_cluster_context,
 )
 from kafka_forensics.replay.collector import rare_full_collections
-from kafka_forensics.replay.events import REPLAY_COLUMNS, TEXT_EVENT_TYPES, compact_batch, compact_events
+from kafka_forensics.replay.events import GROUP_COLUMNS, TEXT_EVENT_TYPES, compact_batch, compact_events
 from kafka_forensics.replay.findings import FINDINGS_ORDER, SEVERITIES
 from kafka_forensics.replay.partition import PARTITION_EVENT_TYPES, ReplayConfig, replay_partition
 from kafka_forensics.replay.partition_view import OFFLINE_REPLICAS_MARKED, PARTITION_TEXT
@@ -64,8 +64,6 @@ from .spark_errors import short_error
 from .stored_tables import read_table
 
 BATCH_ROWS = 4096
-# Columns the Python side reads (``replay.events``); message/stack only where a rule reads them.
-_REPLAY_COLUMNS = ("cluster", *REPLAY_COLUMNS)
 _STALE_TYPES = ("stale_controller_epoch_rejected", "controller_response")
 
 # The Python workers emit the three replay tables in one Arrow stream, told apart by ROW_KIND.
@@ -112,9 +110,11 @@ def with_cluster(events: DataFrame, cluster_from_path: Optional[str]) -> DataFra
 
 
 def _prepare(events: DataFrame) -> DataFrame:
+    """The columns the Python side reads (``replay.events.GROUP_COLUMNS``), message and stack only where a rule
+    reads them."""
     text_wanted = F.col("event_type").isin(*sorted(TEXT_EVENT_TYPES))
     return events.select(
-        *[F.when(text_wanted, F.col(c)).alias(c) if c in ("message", "stack") else F.col(c) for c in _REPLAY_COLUMNS]
+        *[F.when(text_wanted, F.col(c)).alias(c) if c in ("message", "stack") else F.col(c) for c in GROUP_COLUMNS]
     )
 
 

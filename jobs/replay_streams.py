@@ -43,10 +43,11 @@ from kafka_forensics.replay.cluster import ACTING_TYPES, CLUSTER_EVENT_TYPES, DE
 from kafka_forensics.replay.collector import rare_full_collections
 from kafka_forensics.replay.events import (
     BATCH_ROWS,
+    GROUP_COLUMNS,
     LINE_COLUMNS,
-    REPLAY_COLUMNS,
     TEXT_EVENT_TYPES,
     compact_batch,
+    epoch_micros,
     instants,
 )
 from kafka_forensics.replay.impact import CONFIG_DUMP_START, SETTING, FactsBuilder
@@ -296,18 +297,13 @@ def gather_facts(facts: FactsBuilder, table: pa.Table) -> None:
         files = written.column("source_file").combine_chunks().dictionary_encode()
         facts.add_columns(
             cluster,
-            instants([pc.max(_micros(lines)).as_py()])[0],
+            instants([pc.max(epoch_micros(lines.column("ts"))).as_py()])[0],
             written.column("broker").to_numpy(),
-            _micros(written).to_numpy(),
+            epoch_micros(written.column("ts")).to_numpy(),
             files.dictionary.to_pylist(),
             files.indices.to_numpy(),
             written.column("line_no").to_numpy(),
         )
-
-
-def _micros(table: pa.Table) -> pa.ChunkedArray:
-    """The microseconds since the epoch of each line's ``ts``."""
-    return table.column("ts").cast(pa.timestamp("us", "UTC")).cast(pa.int64())
 
 
 @dataclass
@@ -388,10 +384,10 @@ def _templates(batch: pa.RecordBatch, templates: dict[str, set]) -> None:
 
 def _as_replayed(rows: pa.RecordBatch) -> pa.RecordBatch:
     """Partitions' lines as the Spark job hands them to a partition's replay (``jobs.replay_job``): their
-    ``cluster`` and ``REPLAY_COLUMNS`` (not the template: the driver dates brokers by ``templates``), with their
+    ``GROUP_COLUMNS`` (not the template: the driver dates brokers by ``templates``), with their
     message and stack only where a rule reads them (``TEXT_EVENT_TYPES``). Applied before the lines are picked
     from a batch, so that the messages no rule reads are never copied."""
-    rows = rows.select(["cluster", *REPLAY_COLUMNS])
+    rows = rows.select(list(GROUP_COLUMNS))
     text = pc.is_in(rows.column("event_type"), value_set=_TEXT_TYPES)
     for name in ("message", "stack"):
         column = rows.column(name)

@@ -69,6 +69,8 @@ REPLAY_COLUMNS = (
     "stack",
 )
 LINE_COLUMNS = (*REPLAY_COLUMNS, "template")
+# What each engine hands one partition's replay: its lines' ``cluster`` and ``REPLAY_COLUMNS``.
+GROUP_COLUMNS = ("cluster", *REPLAY_COLUMNS)
 # The lines whose message and stack a rule reads; both replay engines hand the replay no text for the others.
 TEXT_EVENT_TYPES = frozenset(
     {"partition_state_change_failed", "replica_state_change_failed", "no_replica_alive", "live_brokers"}
@@ -206,7 +208,7 @@ def _arrow_values(name: str, column: pa.Array | pa.ChunkedArray) -> list:
     if column.null_count == len(column):
         return [None] * len(column)
     if pa.types.is_timestamp(column.type):
-        micros = column.cast(pa.timestamp("us", column.type.tz)).cast(pa.int64())
+        micros = epoch_micros(column)
         if micros.null_count:
             return instants(micros.to_pylist())
         distinct, at = np.unique(micros.to_numpy(), return_inverse=True)
@@ -218,6 +220,11 @@ def _arrow_values(name: str, column: pa.Array | pa.ChunkedArray) -> list:
         firsts = _containers(name, column.filter(pa.array(~repeats)))
         return list(map(firsts.__getitem__, (np.cumsum(~repeats) - 1).tolist()))
     return _column(name, column.to_pylist(), micros=False)
+
+
+def epoch_micros(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A timestamp column's microseconds since the epoch (its instants, whatever its unit and time zone)."""
+    return column.cast(pa.timestamp("us", column.type.tz)).cast(pa.int64())
 
 
 def _containers(name: str, column: pa.Array) -> list:

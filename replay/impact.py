@@ -359,10 +359,16 @@ class BrokerLines:
         self._sorted: Optional[dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]] = None
         self._names: list[str] = []
 
+    def _of(self, broker: int) -> tuple[array, array, array]:
+        """The broker's (ts µs, file id, line) arrays, made on its first line."""
+        return self._added.get(broker) or self._added.setdefault(broker, (array("q"), array("q"), array("q")))
+
+    def _file_ids(self, names: Iterable[str]) -> np.ndarray:
+        """The id of each file name, numbering the names not seen before."""
+        return np.array([self._files.setdefault(name, len(self._files)) for name in names], dtype=np.int64)
+
     def add(self, broker: int, ts: datetime, source_file: str, line_no: int) -> None:
-        micros, files, lines = self._added.get(broker) or self._added.setdefault(
-            broker, (array("q"), array("q"), array("q"))
-        )
+        micros, files, lines = self._of(broker)
         micros.append((ts - _EPOCH) // _MICROSECOND)
         files.append(self._files.setdefault(source_file, len(self._files)))
         lines.append(line_no)
@@ -374,9 +380,9 @@ class BrokerLines:
         """``add`` of many lines at once, column-wise (a replay worker's bucket: up to a million lines, at 1 µs a
         line through ``add``): line ``i`` is broker ``brokers[i]``'s, at ``micros[i]`` µs since the epoch, line
         ``lines[i]`` of file ``files[file_at[i]]``."""
-        ids = np.array([self._files.setdefault(name, len(self._files)) for name in files], dtype=np.int64)
+        ids = self._file_ids(files)
         for broker in np.unique(brokers).tolist():
-            mine = self._added.get(broker) or self._added.setdefault(broker, (array("q"), array("q"), array("q")))
+            mine = self._of(broker)
             at = brokers == broker
             mine[0].frombytes(micros[at].astype(np.int64).tobytes())
             mine[1].frombytes(ids[file_at[at]].tobytes())
@@ -386,11 +392,9 @@ class BrokerLines:
     def merge(self, other: "BrokerLines") -> None:
         """Add every line ``other`` holds (another process's share of the same lines): ``last_seen`` then answers
         as if all had been added here, in any order (lines are ordered by time, file and line alone)."""
-        ids = np.zeros(max(len(other._files), 1), dtype=np.int64)
-        for name, k in other._files.items():
-            ids[k] = self._files.setdefault(name, len(self._files))
+        ids = self._file_ids(other._files)  # ``other``'s names in the order of its ids
         for broker, (micros, files, lines) in other._added.items():
-            mine = self._added.get(broker) or self._added.setdefault(broker, (array("q"), array("q"), array("q")))
+            mine = self._of(broker)
             mine[0].extend(micros)
             mine[1].frombytes(ids[np.frombuffer(files, np.int64)].tobytes())
             mine[2].extend(lines)
@@ -444,6 +448,11 @@ class ClusterFacts:
         """The last line ``broker`` itself wrote at or before ``until``."""
         return self.writers.last_seen(broker, until)
 
+    def reaches(self, ts: datetime) -> None:
+        """A line of the cluster at ``ts``: the logs end no earlier."""
+        if self.logs_end is None or ts > self.logs_end:
+            self.logs_end = ts
+
 
 def session_timeouts(events: Iterable[dict], cluster_of=lambda e: "") -> dict[str, tuple[int, str]]:
     """Per cluster, the longest session timeout (ms, file:line) a config dump of its lines states."""
@@ -474,7 +483,7 @@ class FactsBuilder:
         if ts is None:
             return
         f = self._of(self._cluster_of(e))
-        f.logs_end = ts if f.logs_end is None or ts > f.logs_end else f.logs_end
+        f.reaches(ts)
         if e["event_type"] == DELETION_COMPLETED and e.get("topic"):
             f.deletions.setdefault(e["topic"], []).append((ts, f"{e['source_file']}:{e['line_no']}"))
         if e.get("broker") is not None and e.get("log_kind") != "metadata":
@@ -493,7 +502,7 @@ class FactsBuilder:
         """``add`` of many timed lines of one cluster at once, none of them a topic's deletion: ``last`` is their
         latest time, and the others are the columns of those of them a broker wrote (``BrokerLines.extend``)."""
         f = self._of(cluster)
-        f.logs_end = last if f.logs_end is None or last > f.logs_end else f.logs_end
+        f.reaches(last)
         f.writers.extend(brokers, micros, files, file_at, lines)
 
     def merge(self, other: "FactsBuilder") -> None:
@@ -501,8 +510,8 @@ class FactsBuilder:
         seen them (the last time is a maximum, deletions are sorted by ``facts``, lines by ``BrokerLines``)."""
         for cluster, theirs in other._facts.items():
             f = self._of(cluster)
-            if theirs.logs_end is not None and (f.logs_end is None or theirs.logs_end > f.logs_end):
-                f.logs_end = theirs.logs_end
+            if theirs.logs_end is not None:
+                f.reaches(theirs.logs_end)
             for topic, lines in theirs.deletions.items():
                 f.deletions.setdefault(topic, []).extend(lines)
             f.writers.merge(theirs.writers)
