@@ -268,7 +268,7 @@ def record_boundary(data: bytes, start: int, plan: ColumnarPlan, options: ParseO
     record by the column-wise header alone: nothing before it can attach to anything after it.
     None if there is none among the whole lines of ``data``."""
     last = data.rfind(b"\n")
-    window = 1 << 20
+    window = 1 << 16  # a record line is usually among the first few: read on in doubling windows
     while start <= last:
         end = data.rfind(b"\n", start, min(start + window, last + 1)) if start + window <= last else last
         if end < start:
@@ -357,7 +357,7 @@ class _Block:
         self.quarantine: list[dict] = []
         self.counts = dict.fromkeys(_ROW_KEYS, 0)
         self.reference_rows: dict[int, list] = {}  # line index → row built by the reference
-        self.reference_prefix: dict[int, str | None] = {}
+        self.prefixes: dict[int, str] = {}  # record line index → its tooling prefix (records that have one)
         self.stack: dict[int, list[str]] = {}  # record line index → its continuation texts
         self.stack_lines: dict[int, list[int]] = {}  # record line index → those lines' indices
         self.joined: dict[int, int] = {}  # record line index → message lines joined to it
@@ -371,6 +371,10 @@ class _Block:
         header = _header_columns(text, self.plan)
         is_record = header["record"].to_numpy()
         records = np.flatnonzero(is_record)
+        if "prefix" in header:
+            prefix = header["prefix"]
+            has = prefix.is_not_null().to_numpy()
+            self.prefixes.update(zip(records[has].tolist(), prefix.filter(pl.Series(has)).to_list()))
         self._sequential(np.flatnonzero(~is_record), records)
         table = self._records(records, header)
         return self._finish(table, last_ts)
@@ -407,7 +411,7 @@ class _Block:
             at = bisect.bisect_left(record_list, i) - 1
             current = max(record_list[at] if at >= 0 else -1, last_reference)
             if parsed.kind != RECORD:
-                self._not_a_record(i, text, parsed, current if current == last_reference else -1, current)
+                self._not_a_record(i, text, parsed, current)
                 continue
             line = block.line(i)
             try:
@@ -416,7 +420,8 @@ class _Block:
                 self._quarantine(line.line_no, text, _internal_error("building the record of this line", err))
                 continue
             self.reference_rows[i] = row
-            self.reference_prefix[i] = parsed.prefix
+            if parsed.prefix:
+                self.prefixes[i] = parsed.prefix
             last_reference = i
             if message_lines:
                 self.joined[i] = message_lines
@@ -427,11 +432,10 @@ class _Block:
         if headerless.size:
             self._headerless_lines(headerless, texts, records, joined)
 
-    def _not_a_record(self, i: int, text: str, parsed: LineResult, reference: int, current: int) -> None:
+    def _not_a_record(self, i: int, text: str, parsed: LineResult, current: int) -> None:
         """Line ``i`` is no record: a continuation of the record ``current`` (-1: none), or
-        quarantined. ``reference``: ``current`` if the reference built it (its tooling prefix, if
-        any, may lead the line)."""
-        prefix = self.reference_prefix.get(reference) if reference >= 0 else None
+        quarantined. The tooling prefix of ``current``, if it has one, may lead the line."""
+        prefix = self.prefixes.get(current)
         if prefix and text.startswith(prefix):
             inner = text[len(prefix) :]
             if self.ctx.classify(inner).kind == CONTINUATION:
@@ -453,8 +457,8 @@ class _Block:
         """``_not_a_record`` for the lines no header can start, column-wise: each one's record is
         the latest record line or reference row before it; its kind is the continuation regex's
         answer (``lines.FastLineParser._not_a_record``). Lines joined to a record's message are
-        not lines of their own; a line after a reference row with a tooling prefix is decided
-        one by one (the prefix may lead it)."""
+        not lines of their own; a line after a record with a tooling prefix is decided one by
+        one (the prefix may lead it)."""
         if joined:
             first, last = np.array(joined).T
             at = np.searchsorted(first, headerless, "right") - 1
@@ -468,12 +472,12 @@ class _Block:
         line_texts = [texts[i] for i in headerless.tolist()]
         continuation = self.plan.fast.primary.continuation.match
         is_continuation = np.fromiter((continuation(t) is not None for t in line_texts), bool, len(line_texts))
-        prefixed = [r for r, prefix in self.reference_prefix.items() if prefix]
+        prefixed = list(self.prefixes)
         one_by_one = np.isin(current, prefixed) if prefixed else np.zeros(len(current), bool)
         for k in np.flatnonzero(~is_continuation | (current < 0) | one_by_one).tolist():
             i, c = int(headerless[k]), int(current[k])
             parsed = LineResult(CONTINUATION) if is_continuation[k] else LineResult(QUARANTINE, reason=NOT_A_RECORD)
-            self._not_a_record(i, line_texts[k], parsed, c if c in self.reference_prefix else -1, c)
+            self._not_a_record(i, line_texts[k], parsed, c)
         attach = np.flatnonzero(is_continuation & (current >= 0) & ~one_by_one)
         if not attach.size:
             return
@@ -547,7 +551,6 @@ class _Block:
                 self.reference_rows[i] = self.ctx.event_row(parsed, line)
             except Exception as err:
                 raise _Fallback("a record could not be built") from err
-            self.reference_prefix[i] = parsed.prefix
         if frame is None:
             return None
         return self._records_table(records, header, frame, attrs_array, typed)
@@ -564,8 +567,9 @@ class _Block:
             return header[name] if every else header[name].gather(pos)
 
         ts_raw, level, logger, message = common("ts"), common("level"), common("logger"), common("body")
+        line_prefix = common("prefix") if "prefix" in header else None
         positions = records[pos.to_numpy()]
-        # broker: the line's own (broker, else controller_id), else the path's
+        # broker: the line's own (broker, else controller_id), else its tooling prefix's path's, else the file's
         line_broker = values["broker"] if "broker" in values.columns else None
         controller = values["controller_id"] if "controller_id" in values.columns else None
         if line_broker is None:
@@ -575,10 +579,12 @@ class _Block:
         if line_broker is None:
             line_broker = pl.repeat(None, n, dtype=pl.Int32, eager=True)
         has_line = line_broker.is_not_null()
-        path = ctx.path_broker
-        broker = line_broker.fill_null(path) if path is not None else line_broker
+        path = pl.repeat(ctx.path_broker, n, dtype=pl.Int64, eager=True)
+        if line_prefix is not None:
+            path = self._prefix_brokers(line_prefix).fill_null(path)
+        broker = line_broker.cast(pl.Int64).fill_null(path)
         source = pl.repeat("line", n, dtype=pl.String, eager=True).zip_with(
-            has_line, pl.repeat("path" if path is not None else None, n, dtype=pl.String, eager=True)
+            has_line, pl.repeat("path", n, dtype=pl.String, eager=True).zip_with(path.is_not_null(), _nulls(n))
         )
         # timestamps: per distinct second, as records._Clock does
         seconds_text = ts_raw.str.slice(0, 19)
@@ -615,10 +621,21 @@ class _Block:
             "message": message.to_arrow(),
             "crlf": pa.array(self.block.crlf[positions], pa.bool_()),
         }
+        if line_prefix is not None:
+            arrays["line_prefix"] = line_prefix.to_arrow()
         for name in values.columns:
             if not name.startswith("_") and name != "broker":
                 arrays[name] = values[name].to_arrow()
         return _table(arrays, n)
+
+    def _prefix_brokers(self, prefixes: pl.Series) -> pl.Series:
+        """The broker each tooling prefix names by the path pattern (``records._path_broker``), one
+        lookup per distinct prefix. One outside Int32 is the reference's to report (``out_of_range``)."""
+        ctx = self.ctx
+        found = {p: _path_broker(ctx.pattern, p) for p in prefixes.drop_nulls().unique().to_list()}
+        if any(b is not None and not -(2**31) <= b < 2**31 for b in found.values()):
+            raise _Fallback("a tooling prefix names a broker outside Int32")
+        return prefixes.replace_strict(found, default=None, return_dtype=pl.Int64)
 
     def _finish(self, columnar: pa.Table | None, last_ts: int | None) -> BlockOutput:
         if self.reference_rows:
@@ -706,7 +723,11 @@ def _header_columns(text: pl.Series, plan: ColumnarPlan) -> dict:
     records without matching the whole line (whose free message in the middle makes that the
     costliest pass): the header's message is any text, so a line is a record where both parts
     match and do not overlap. Where they overlap, another reading of the part before could still
-    leave room; such a line has no certain column-wise answer and the block falls back."""
+    leave room; such a line has no certain column-wise answer and the block falls back.
+
+    The lines the plain header leaves that end as a header does are tried with a tooling prefix
+    in front (``plan.prefixed``: docker compose, grep), as the fast path tries its headers in
+    order; their ``prefix`` is a value too (null on the other records)."""
     header = plan.header
     if header is None or not len(text):
         record = _header_records(text, plan)
@@ -717,18 +738,40 @@ def _header_columns(text: pl.Series, plan: ColumnarPlan) -> dict:
     start = before.struct.field("1").str.len_chars()
     end = after.struct.field("1").str.len_chars()
     length = text.str.len_chars()
-    both = start.is_not_null() & end.is_not_null() & (text.str.len_bytes() == length)
-    record = (both & (start + end <= length)).fill_null(False).alias("record")
-    if (both & (start + end > length)).any():
-        raise _Fallback("a header whose parts overlap")
-    values: dict = {"record": record}
-    for k, role in enumerate(header.before_roles, start=2):
-        values[role] = before.struct.field(str(k)).filter(record)
-    for k, role in enumerate(header.after_roles, start=2):
-        values[role] = after.struct.field(str(k)).filter(record)
+    ascii_line = text.str.len_bytes() == length
+    record = _parts_fit(start, end, length, ascii_line)
+    columns = {role: before.struct.field(str(k)) for k, role in enumerate(header.before_roles, start=2)}
+    columns.update({role: after.struct.field(str(k)) for k, role in enumerate(header.after_roles, start=2)})
+    if plan.prefixed is not None:
+        maybe = np.flatnonzero((~record & end.is_not_null() & ascii_line).fill_null(False).to_numpy())
+        if maybe.size:
+            prefixed = text.gather(maybe).str.extract_groups(plan.prefixed.before)
+            fits = _parts_fit(
+                prefixed.struct.field("1").str.len_chars(), end.gather(maybe), length.gather(maybe), None
+            ).to_numpy()
+            if fits.any():
+                rows, mask = maybe[fits], pl.Series(fits)
+                record = record.scatter(rows, True)
+                start = start.scatter(rows, prefixed.struct.field("1").str.len_chars().filter(mask))
+                for k, role in enumerate(plan.prefixed.before_roles, start=2):
+                    found = prefixed.struct.field(str(k)).filter(mask)
+                    columns[role] = columns.get(role, _nulls(len(text))).scatter(rows, found)
+    record = record.alias("record")
+    values: dict = {"record": record, **{role: column.filter(record) for role, column in columns.items()}}
     start, end, length = start.filter(record), end.filter(record), length.filter(record)
     values["body"] = text.filter(record).str.slice(start, length - start - end)
     return values
+
+
+def _parts_fit(start: pl.Series, end: pl.Series, length: pl.Series, ascii_line: pl.Series | None) -> pl.Series:
+    """Records: both parts found (on ASCII lines) and room between them for the message. Parts that
+    overlap have no certain column-wise answer: the block falls back."""
+    both = start.is_not_null() & end.is_not_null()
+    if ascii_line is not None:
+        both = both & ascii_line
+    if (both & (start + end > length)).any():
+        raise _Fallback("a header whose parts overlap")
+    return (both & (start + end <= length)).fill_null(False)
 
 
 # ---- identity prefix and template ----------------------------------------------------------------------

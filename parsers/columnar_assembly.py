@@ -27,12 +27,14 @@ import pyarrow as pa
 
 from kafka_forensics.core.tables import EVENT_FIELDS
 
-from .columnar_fields import columnar_converter
+from .columnar_fields import columnar_converter, text_by_text
 
 _MAP = next(f.type for f in EVENT_FIELDS if f.name == "attrs")
-# A field on fewer rows than this: those rows go to the reference instead. A column-wise conversion
-# has a fixed cost (a few Polars calls, one per text shape for request states) that a handful of rows
-# built one by one (about 20 us each) does not reach; in a small file most fields are that rare.
+# A field on fewer rows than this is converted text by text by fields.py itself (``text_by_text``). A
+# column-wise conversion has a fixed cost (a few Polars calls, one per text shape for request states)
+# that a handful of texts converted one by one (a few us each) does not reach; in a small file or a
+# block of a mixed log, most fields are that rare. (Their rows used to go to the reference whole, at
+# about 20 us each, and made the block's table be sorted again to put them in line order.)
 FEW_ROWS = 64
 
 
@@ -63,11 +65,11 @@ def assemble(n: int, shapes: list[Shape], texts: dict[str, tuple[np.ndarray, pl.
     keep = np.ones(n, bool)
     converted: dict[str, _Converted] = {}
     for role, (positions, values) in texts.items():
-        convert = columnar_converter(role)
-        if convert is None or len(positions) < FEW_ROWS:
+        convert = columnar_converter(role) if len(positions) >= FEW_ROWS else None
+        out = convert(values) if convert is not None else text_by_text(role, values)
+        if out is None:
             keep[positions] = False
             continue
-        out = convert(values)
         if out.fallback is not None:
             keep[positions[out.fallback.fill_null(False).to_numpy()]] = False
         converted[role] = _Converted(positions, out.columns, out.attrs)

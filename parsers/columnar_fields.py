@@ -461,12 +461,19 @@ _BY_CLASS: dict[type, Callable] = {
 _COMPOSITE_CLASS: dict[type, Callable] = {F._broker_record: _broker_record}
 
 
-def columnar_converter(name: str) -> Callable[[pl.Series], Conversion] | None:
-    """The column-wise form of field ``name`` (None: rows with it are converted by fields.py)."""
+def _reference_of(name: str) -> Callable[[str, F.Columns], None] | None:
+    """``fields.py``'s converter of field ``name`` (its own function under a ``_memo``)."""
     converter = F.FIELDS.get(name)
     if converter is None:
         return None
-    reference = converter.convert if isinstance(converter, F._memo) else converter
+    return converter.convert if isinstance(converter, F._memo) else converter
+
+
+def columnar_converter(name: str) -> Callable[[pl.Series], Conversion] | None:
+    """The column-wise form of field ``name`` (None: rows with it are converted by fields.py)."""
+    reference = _reference_of(name)
+    if reference is None:
+        return None
     make = _BY_CLASS.get(type(reference))
     if make is not None:
         return make(reference)
@@ -502,12 +509,24 @@ def _each_text_once(
 FEW_TEXTS = 64  # distinct texts converted one by one by fields.py (``_each_text_once``)
 
 
+def text_by_text(name: str, texts: pl.Series) -> Conversion | None:
+    """Field ``name`` converted by ``fields.py`` itself, one text at a time: for a field on a few rows
+    of a block (the column-wise form's fixed cost, a few Polars queries, exceeds a few calls), or one
+    with no column-wise form. None: its rows go to the reference (``_by_reference``)."""
+    reference = _reference_of(name)
+    return _by_reference(reference, texts) if reference is not None else None
+
+
 def _by_reference(reference: Callable[[str, F.Columns], None], texts: pl.Series) -> Conversion | None:
     """``fields.py``'s own conversion of each text, as columns (None: its results do not fit one
-    Conversion: attribute keys in orders no single order suits, a value the column type rejects)."""
+    Conversion: attribute keys in orders no single order suits, a value the column type rejects).
+    A null text is a row without the field: nothing is written there."""
     results: list[F.Columns | None] = []
     for text in texts.to_list():
         columns: F.Columns = {}
+        if text is None:
+            results.append(columns)
+            continue
         try:
             reference(text, columns)
         except Exception:  # that row is the reference's to build (and to report)

@@ -106,6 +106,8 @@ class IdentAlternation:
 class ColumnarPlan:
     fast: FastLineParser  # the reference classifier (fallback for every line the plan leaves)
     header: HeaderPlan | None  # None: records are found by the reference, line by line
+    prefixed: HeaderPlan | None  # the same header after a tooling prefix (docker compose, grep), its
+    # ``prefix`` first; tried on the lines ``header`` leaves, as the fast path tries its headers in order
     ident: tuple[IdentBranch, ...]
     ident_steps: tuple[IdentAlternation | int, ...]  # in grammar order; an int: one inexact branch
     ident_opener: VectorRegex | None
@@ -336,8 +338,9 @@ def columnar_plan(dialect: str, layout: str | None) -> ColumnarPlan:
     from .records import line_parser  # records imports this module's users; built lazily
 
     fast: FastLineParser = line_parser(dialect, layout, False)
-    # the expansion without a tooling prefix (the fast path tries it first)
+    # the expansion without a tooling prefix (the fast path tries it first), then the one with it
     header = _header_plan(fast.primary.headers[0])
+    prefixed = _prefixed_plan(fast.primary.headers, header)
     record = build_lark(dialect, layout, "record")
     grammars = [_grammar_plan(fast.grammars[0], record)]
     if len(fast.grammars) > 1:
@@ -347,8 +350,28 @@ def columnar_plan(dialect: str, layout: str | None) -> ColumnarPlan:
     starts = translate("(?:" + fast.primary.record_start.pattern + "|" + auto.record_start.pattern + ")", anchored=True)
     longest = max((len(s) for g in grammars for s in g.first_with_skeleton), default=0)
     return ColumnarPlan(
-        fast, header, ident, _ident_steps(ident), opener, tuple(grammars), starts.pattern if starts else None, longest
+        fast,
+        header,
+        prefixed,
+        ident,
+        _ident_steps(ident),
+        opener,
+        tuple(grammars),
+        starts.pattern if starts else None,
+        longest,
     )
+
+
+def _prefixed_plan(headers: tuple[re.Pattern, ...], plain: HeaderPlan | None) -> HeaderPlan | None:
+    """The fast path's second header, a tooling prefix then the first one's parts, column-wise: only
+    if it is exactly that (its part after the message is the plain header's, its first value the
+    prefix), so that a line the plain header leaves is read by it as the fast path reads it."""
+    if plain is None or len(headers) != 2 or "prefix" not in headers[1].groupindex:
+        return None
+    prefixed = _header_plan(headers[1])
+    if prefixed is None or prefixed.after != plain.after or prefixed.before_roles != ("prefix", *plain.before_roles):
+        return None
+    return prefixed
 
 
 __all__ = ["ColumnarPlan", "GrammarPlan", "IdentBranch", "TemplatePlan", "columnar_plan", "templates_for"]

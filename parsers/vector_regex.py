@@ -181,6 +181,8 @@ def _item(item, state: _State, follow) -> str:
         if refused.exact and state.excluded is not None:
             state.excluded.append(escape(state.prefix) + "(?:" + body + ")")
             return ""
+    if op is C.ASSERT and av[0] == 1 and _implied_lookahead(list(av[1]), follow):
+        return ""  # what follows must start with the character it looks for: dropping it changes nothing
     if op in (C.ASSERT, C.ASSERT_NOT):
         state.exact = False  # dropped: the translation accepts more than the pattern
         return ""
@@ -250,6 +252,8 @@ def _atomic_is_plain(items: list, follow) -> bool:
     items = _unwrap(items)
     if _width(items) is not None:  # fixed width: one possible match
         return True
+    if _ends_at_one_place(items):
+        return True
     if len(items) == 1 and items[0][0] is C.BRANCH:
         texts = [_literal_text(list(b)) for b in items[0][1][1]]
         words = [w for w in texts if w is not None]
@@ -269,6 +273,69 @@ def _atomic_is_plain(items: list, follow) -> bool:
         return True
     first = _first_chars(follow)
     return first is not None and not (first & run)
+
+
+def _implied_lookahead(looked_for: list, follow) -> bool:
+    """A lookahead ``(?=c)`` for one character that the next piece of the pattern must start with
+    (``GREP_PREFIX``'s ``:(?=\\[)`` before the header's ``\\[``)."""
+    if len(looked_for) != 1 or looked_for[0][0] is not C.LITERAL:
+        return False
+    first = _first_chars(follow)
+    return first is not None and first <= {chr(looked_for[0][1])}
+
+
+def _ends_at_one_place(items: list) -> bool:
+    """True if every match of ``items`` from one start ends at the same place, so that forbidding
+    backtracking into them changes nothing: they end with a character ``c`` (a literal followed
+    only by literals, or a lookahead for ``c`` at the very end) that nothing before it can match,
+    so a match ends at the first ``c`` (``DOCKER_PREFIX``'s ``| ``, ``GREP_PREFIX``'s ``(?=\\[)``)."""
+    for k, (op, av) in enumerate(items):
+        if op is C.LITERAL and all(later is C.LITERAL for later, _ in items[k + 1 :]):
+            char = chr(av)
+        elif op is C.ASSERT and av[0] == 1 and k == len(items) - 1:
+            looked_for = list(av[1])
+            if len(looked_for) != 1 or looked_for[0][0] is not C.LITERAL:
+                continue
+            char = chr(looked_for[0][1])
+        else:
+            continue
+        before = _consumed(items[:k])
+        return before is not None and char not in before
+    return False
+
+
+def _consumed(items: list) -> set[str] | None:
+    """The ASCII characters a match of ``items`` may consume (None: unknown)."""
+    found: set[str] = set()
+    for op, av in items:
+        if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
+            continue  # zero width
+        if op is C.LITERAL:
+            found.add(chr(av))
+        elif op is C.IN:
+            chars = _single_class([(op, av)])
+            if chars is None:
+                return None
+            found |= chars
+        elif op in (C.NOT_LITERAL, C.ANY):
+            found |= set(_ASCII)
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT, C.SUBPATTERN, C.ATOMIC_GROUP, C.BRANCH):
+            if op is C.BRANCH:
+                parts = [list(b) for b in av[1]]
+            elif op is C.SUBPATTERN:
+                parts = [list(av[3])]
+            elif op is C.ATOMIC_GROUP:
+                parts = [list(av)]
+            else:
+                parts = [list(av[2])]
+            for part in parts:
+                inner = _consumed(part)
+                if inner is None:
+                    return None
+                found |= inner
+        else:
+            return None
+    return found
 
 
 def _unwrap(items: list) -> list:

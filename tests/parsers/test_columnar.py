@@ -110,6 +110,96 @@ def test_every_simulated_scenario(case, monkeypatch):
         assert_same((Path(result.out_dir) / name).read_bytes(), name)
 
 
+def _collected(prefix_of: dict[str, str]) -> bytes:
+    """Real logs as an operator collects them through tooling that prefixes every physical line:
+    ``docker compose logs`` ("<service>-<n>  | ", each service's lines interleaved with the others',
+    a record with its stack trace together) or grep over several files ("<path>:"). The logs chosen
+    have stack traces, so prefixed continuation lines follow prefixed records."""
+    units: list[list[bytes]] = []
+    for name, prefix in prefix_of.items():
+        lines = (REAL_LOGS / name).read_bytes().decode("utf-8").splitlines()
+        mine: list[list[bytes]] = []
+        for line in lines:
+            text = (prefix + line).encode()
+            if line.startswith("[") or not mine:
+                mine.append([text])
+            else:
+                mine[-1].append(text)
+        units.append(mine)
+    out: list[bytes] = []
+    for k in range(max(len(u) for u in units)):  # one record of each service in turn
+        for mine in units:
+            if k < len(mine):
+                out.extend(mine[k])
+    return b"\n".join(out) + b"\n"
+
+
+COLLECTED = {
+    "docker compose": {
+        "08-danisharora-0.9.0.0-controller-broker-failure.log": "kafka-1  | ",
+        "29-atcp-2.1.1-controller-session-expired-reelect.log": "kafka-2  | ",
+        "52-tushar-3.8.0-state-change-controlled-shutdown-election-failed.log": "kafka_3   | ",
+    },
+    "grep": {
+        "04-akshaynayak-0.8.2.2-controller-zk-expiry-npe.log": "kafka1/controller.log:",
+        "28-choopong-1.1.0-state-change-election-failed.log": "kafka2/state-change.log.1:",
+    },
+}
+
+
+@pytest.mark.parametrize("tool", COLLECTED)
+def test_logs_collected_through_docker_compose_or_grep_are_read_column_wise(tool, mode, monkeypatch):
+    """Every line carries a tooling prefix (header.lark ``line_prefix``): the rows, the line prefix and the
+    broker it names, the stack traces attached through it, all equal ``parse_file``'s and plain Lark's. The
+    records are read column-wise (``ColumnarPlan.prefixed``), not one by one by the reference: a log
+    collected this way is the common case, not an exception."""
+    built_by_reference: list[int] = []
+    finish = columnar._Block._finish
+
+    def spy(self, table, last_ts):
+        built_by_reference.append(len(self.reference_rows))
+        return finish(self, table, last_ts)
+
+    monkeypatch.setattr(columnar._Block, "_finish", spy)
+    data = _collected(COLLECTED[tool])
+    assert_same(data, f"collected/{tool}.log", lark=mode == "all_columnar")
+    rows = parse_file_columnar(data, f"collected/{tool}.log", row_by_row_below=0).events
+    prefixes = set(rows.column("line_prefix").to_pylist())
+    assert prefixes == set(COLLECTED[tool].values())
+    assert rows.column("n_continuation").to_numpy().sum() > 0  # stack lines reached their records
+    if mode == "defaults":
+        assert sum(built_by_reference) == 0
+
+
+def test_a_tooling_prefix_translates_exactly():
+    """``vector_regex``: the header after a tooling prefix has atomic groups and a lookahead
+    (``GREP_PREFIX``'s ``:(?=\\[)``). Its translation is exact because the lookahead looks for the
+    character the header must start with anyway, and each atomic group's matches end at one place
+    (at the first ``|`` or ``[``, which nothing before them can match). On texts built from the
+    characters that matter, the translation and Python's pattern match alike and capture the same
+    prefix; when an atomic group could end at two places, the translation is only a superset."""
+    import itertools
+    import re
+
+    import polars as pl
+
+    from kafka_forensics.parsers.vector_regex import translate
+
+    plan = columnar_plan("auto", None)
+    assert plan.prefixed is not None and plan.prefixed.before_roles[0] == "prefix"
+    grep = re.compile(r"(?P<p>(?:(?>[a-z]*\|\ )|(?>(?:[^\s:\[|]*/)?[\w.-]*\.log(?::\d+)?:(?=\[))))\[")
+    vector = translate(grep, anchored=True)
+    assert vector.exact
+    pieces = ["a", "/", ".log", ":", "1", "|", " ", "["]
+    texts = ["".join(p) for n in range(1, 6) for p in itertools.product(pieces, repeat=n)]
+    found = pl.Series(texts).str.extract(vector.pattern, 1).to_list()
+    for text, ours in zip(texts, found):
+        m = grep.match(text)
+        assert ours == (m.group("p") if m else None), text
+    assert not translate(r"(?>[a-z:]*:)\[", anchored=True).exact  # ':' can end it at two places
+    assert not translate(r"(?>a*:(?=x))\[", anchored=True).exact  # it looks for what does not follow
+
+
 def test_the_comparison_can_fail(monkeypatch):
     """A column-wise converter that reads a field wrong is caught."""
     wrong = columnar_fields._topic_partition
