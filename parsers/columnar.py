@@ -55,6 +55,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kafka_forensics.core.eras import AUTO
 from kafka_forensics.core.tables import EVENT_COLUMNS, EVENT_FIELDS, EVENTS_SCHEMA
@@ -587,36 +588,39 @@ class _Block:
             has_line, pl.repeat("path", n, dtype=pl.String, eager=True).zip_with(path.is_not_null(), _nulls(n))
         )
         # timestamps: per distinct second, as records._Clock does
-        seconds_text = ts_raw.str.slice(0, 19)
-        distinct = seconds_text.unique().to_list()
+        ts_text = ts_raw.to_arrow()
+        seconds_text = pc.dictionary_encode(pc.utf8_slice_codeunits(ts_text, 0, 19))
+        distinct = seconds_text.dictionary.to_pylist()
         for second in distinct:
             ctx.clock.micros(second + ",000")  # fills the clock's per-second cache
-        seconds = seconds_text.replace_strict({t: ctx.clock.cache[t][0] for t in distinct}, return_dtype=pl.Int64)
-        ts = seconds * 1_000_000 + ts_raw.str.slice(20, 3).cast(pl.Int64) * 1000
-        problems = {t: ctx.clock.cache[t][1] for t in distinct}
-        if any(problems.values()):
-            problem = seconds_text.replace_strict(problems, return_dtype=pl.String)
-            attrs_array = _append_attr(attrs_array, "ts_invalid", problem)
-        kinds = {lg: ctx.kinds.setdefault(lg, log_kind(lg, ctx.source_file)) for lg in logger.unique().to_list()}
-        rules = {i: rule for i, (rule, _) in enumerate(typed.templates)}
-        template_ids = values["_template"]
-        template = template_ids.replace_strict(rules, default=None, return_dtype=pl.String)
-        event_type = template_ids.replace_strict(
-            {i: ctx.event_types[rule] for i, rule in rules.items()}, default=OTHER, return_dtype=pl.String
-        )
+        seconds = pa.array([ctx.clock.cache[t][0] for t in distinct], pa.int64()).take(seconds_text.indices)
+        millis = pc.utf8_slice_codeunits(ts_text, 20, 23).cast(pa.int64())
+        ts = pc.add(pc.multiply(seconds, 1_000_000), pc.multiply(millis, 1000))
+        problems = [ctx.clock.cache[t][1] for t in distinct]
+        if any(problems):
+            problem = pa.array(problems, pa.string()).take(seconds_text.indices)
+            attrs_array = _append_attr(attrs_array, "ts_invalid", pl.Series(problem))
+        # the names that follow from a line's logger and template: one per distinct one, then a take
+        loggers = pc.dictionary_encode(logger.to_arrow())
+        kinds = [ctx.kinds.setdefault(lg, log_kind(lg, ctx.source_file)) for lg in loggers.dictionary.to_pylist()]
+        template_ids = values["_template"].to_numpy()
+        which = pa.array(np.where(template_ids < 0, len(typed.templates), template_ids))
+        template = pa.array([rule for rule, _ in typed.templates] + [None], pa.string()).take(which)
+        event_types = [ctx.event_types[rule] for rule, _ in typed.templates] + [OTHER]
+        event_type = pa.array(event_types, pa.string()).take(which)
         arrays: dict[str, pa.Array] = {
             "source_file": pa.repeat(pa.scalar(ctx.source_file, pa.string()), n),
             "line_no": pa.array(self.block.line_no[positions], pa.int64()),
             "broker": broker.cast(pl.Int32).to_arrow(),
             "broker_source": source.to_arrow(),
-            "ts": ts.to_arrow(),
-            "ts_raw": ts_raw.to_arrow(),
+            "ts": ts,
+            "ts_raw": ts_text,
             "level": level.to_arrow(),
-            "logger": logger.to_arrow(),
-            "log_kind": logger.replace_strict(kinds, return_dtype=pl.String).to_arrow(),
+            "logger": loggers.dictionary.take(loggers.indices),
+            "log_kind": pa.array(kinds, pa.string()).take(loggers.indices),
             "dialect": pa.repeat(pa.scalar(ctx.dialect, pa.string()), n),
-            "template": template.to_arrow(),
-            "event_type": event_type.to_arrow(),
+            "template": template,
+            "event_type": event_type,
             "attrs": attrs_array,
             "message": message.to_arrow(),
             "crlf": pa.array(self.block.crlf[positions], pa.bool_()),
@@ -979,12 +983,7 @@ class _Classifier:
         whose earlier templates cannot match it (their skeletons do not). Returns the rows no
         word template matched."""
         column = np.asarray(rows)
-        first = (
-            skeleton_text.gather(column)
-            .str.extract(grammar.candidates, 0)
-            .replace_strict(grammar.first_with_skeleton, default=-1, return_dtype=pl.Int32)
-            .to_numpy()
-        )
+        first = grammar.candidate_ids(skeleton_text.gather(column).str.extract(grammar.candidates, 0)).to_numpy()
         left = column[first < 0].tolist()
         candidates = np.flatnonzero(first >= 0)
         order = candidates[np.argsort(first[candidates], kind="stable")]

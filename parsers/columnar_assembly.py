@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from kafka_forensics.core.tables import EVENT_FIELDS
 
-from .columnar_fields import columnar_converter, text_by_text
+from .columnar_fields import columnar_converter, present, text_by_text
 
 _MAP = next(f.type for f in EVENT_FIELDS if f.name == "attrs")
 # A field on fewer rows than this is converted text by text by fields.py itself (``text_by_text``). A
@@ -71,7 +71,7 @@ def assemble(n: int, shapes: list[Shape], texts: dict[str, tuple[np.ndarray, pl.
             keep[positions] = False
             continue
         if out.fallback is not None:
-            keep[positions[out.fallback.fill_null(False).to_numpy()]] = False
+            keep[positions[out.fallback]] = False
         converted[role] = _Converted(positions, out.columns, out.attrs)
     key_order = _Orders()
     column_orders: dict[str, _Orders] = {}
@@ -193,7 +193,7 @@ def _placed(n: int, parts: list[tuple[np.ndarray, pl.Series]]) -> pl.Series:
     offset = 0
     for positions, values in parts:
         if values.null_count():
-            written = np.flatnonzero(values.is_not_null().to_numpy())
+            written = np.flatnonzero(present(values))
             at, source = positions[written], offset + written
         else:  # the usual case: a value on every row that has the field
             at, source = positions, np.arange(offset, offset + len(values))
@@ -223,11 +223,12 @@ def map_of(n: int, attrs: list[tuple[str, list[tuple[np.ndarray, pl.Series]]]]) 
     rows, key_numbers, values = [], [], []
     for k, (_, parts) in enumerate(attrs):
         for positions, texts in parts:
-            written = texts.is_not_null()
-            at = positions[written.to_numpy()]
+            written = present(texts)
+            at = positions[written]
             rows.append(at)
             key_numbers.append(np.full(len(at), k, np.int32))
-            values.append(texts.filter(written).cast(pl.String).to_arrow().cast(pa.large_string()))
+            texts = texts if written.all() else texts.filter(pl.Series(written))
+            values.append(texts.cast(pl.String).to_arrow().cast(pa.large_string()))
     row = np.concatenate(rows)
     key = np.concatenate(key_numbers)
     order = np.lexsort((key, row))  # per row, keys in order

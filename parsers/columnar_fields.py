@@ -7,7 +7,12 @@ cannot be sure about (not ASCII, a number too long for Int32, a composite value 
 shape), its row is marked ``fallback`` and the caller converts that row with ``fields.py`` itself.
 
 A conversion writes a column only where the text is not null (a field absent from the line),
-as ``apply_fields`` only calls converters for fields that are present. Attribute keys come in a
+as ``apply_fields`` only calls converters for fields that are present. Every text is ASCII: the
+column-wise parse reads only ASCII record lines (``columnar._header_columns``), and the
+translations are exact on ASCII text only.
+
+A Polars query costs tens of microseconds however few its rows, and a block converts every field
+of every template it holds: masks are numpy arrays (``present``, ``certain``), not Polars queries. Attribute keys come in a
 fixed order per converter, which is the order ``fields.py`` inserts them in for every row the
 column-wise version accepts.
 """
@@ -21,6 +26,7 @@ from typing import Callable
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kafka_forensics.core.tables import EVENT_FIELDS
 
@@ -37,11 +43,31 @@ _TYPES = {f.name: f.type for f in EVENT_FIELDS}
 class Conversion:
     columns: dict[str, pl.Series] = field(default_factory=dict)
     attrs: list[tuple[str, pl.Series]] = field(default_factory=list)  # in insertion order
-    fallback: pl.Series | None = None  # rows to convert with fields.py instead
+    fallback: np.ndarray | None = None  # bool per text: rows to convert with fields.py instead
 
-    def give_up(self, rows: pl.Series) -> None:
-        rows = rows.fill_null(False)
-        self.fallback = rows if self.fallback is None else (self.fallback | rows)
+    def give_up(self, rows: pl.Series | np.ndarray) -> None:
+        mask = certain(rows)
+        self.fallback = mask if self.fallback is None else (self.fallback | mask)
+
+
+def present(values: pl.Series) -> np.ndarray:
+    """Where ``values`` has a value, as a numpy mask (no query where it has no nulls)."""
+    nulls = values.null_count()
+    if not nulls:
+        return np.ones(len(values), bool)
+    if nulls == len(values):
+        return np.zeros(len(values), bool)
+    return pc.is_valid(values.to_arrow(compat_level=pl.CompatLevel.newest())).to_numpy(zero_copy_only=False)
+
+
+def certain(mask: pl.Series | np.ndarray) -> np.ndarray:
+    """A boolean column as a numpy mask, null as False."""
+    if isinstance(mask, np.ndarray):
+        return mask
+    array = mask.to_arrow()
+    if array.null_count:
+        array = pc.fill_null(array, False)
+    return array.to_numpy(zero_copy_only=False)
 
 
 def _vector(pattern: re.Pattern) -> str:
@@ -51,21 +77,17 @@ def _vector(pattern: re.Pattern) -> str:
     return found.pattern
 
 
-def ascii_text(texts: pl.Series) -> pl.Series:
-    return texts.str.len_bytes() == texts.str.len_chars()
-
-
 def int_column(texts: pl.Series, out: Conversion) -> pl.Series:
     """``int(text)`` for every text that fits an Int32 column; other texts fall back."""
-    ok = texts.str.contains(INT32_TEXT)
-    out.give_up(texts.is_not_null() & ~ok.fill_null(False))
+    out.give_up(present(texts) & ~certain(texts.str.contains(INT32_TEXT)))
     return texts.cast(pl.Int32, strict=False)
 
 
 def int_list_column(texts: pl.Series, out: Conversion) -> pl.Series:
-    """``fields._ints(text)``: every ``-?\\d+`` in the text."""
-    out.give_up(texts.is_not_null() & (~ascii_text(texts) | texts.str.contains(TOO_LONG_INT)))
-    return texts.str.extract_all(r"-?[0-9]+").list.eval(pl.element().cast(pl.Int32)).cast(_INT_LIST)
+    """``fields._ints(text)``: every ``-?\\d+`` in the text (a text with a number too long for Int32
+    falls back)."""
+    out.give_up(texts.str.contains(TOO_LONG_INT))
+    return texts.str.extract_all(r"-?[0-9]+").cast(_INT_LIST, strict=False)
 
 
 def _set(out: Conversion, column: str, values: pl.Series) -> None:
@@ -115,7 +137,6 @@ _SOME = _vector(F._SOME)
 def _attr_unwrapped(converter: F._attr_unwrapped) -> Callable[[pl.Series], Conversion]:
     def run(texts: pl.Series) -> Conversion:
         out = Conversion()
-        out.give_up(texts.is_not_null() & ~ascii_text(texts))
         inner = texts.str.extract(_SOME, 1)
         out.attrs.append((converter.key, inner.zip_with(inner.is_not_null(), texts)))
         return out
@@ -130,7 +151,7 @@ def _topic_partition(texts: pl.Series) -> Conversion:
     out = Conversion()
     parts = texts.str.extract_groups(_TOPIC_PARTITION)
     topic, partition = parts.struct.field("1"), parts.struct.field("2")
-    out.give_up(texts.is_not_null() & (topic.is_null() | ~ascii_text(texts)))
+    out.give_up(present(texts) & ~present(topic))
     out.columns["topic"] = topic
     out.columns["partition"] = partition.cast(pl.Int32)
     return out
@@ -141,7 +162,6 @@ _BROKER_ID = _vector(F._BROKER_ID)
 
 def _broker_ref(texts: pl.Series) -> Conversion:
     out = Conversion()
-    out.give_up(texts.is_not_null() & ~ascii_text(texts))
     groups = texts.str.extract_groups(_BROKER_ID)
     number = pl.select(pl.coalesce([groups.struct.field(str(i)) for i in range(1, 5)])).to_series()
     out.columns["target_broker"] = int_column(number, out)
@@ -154,7 +174,6 @@ _LICE = _vector(F._LICE)
 
 def _leader_isr_state(texts: pl.Series) -> Conversion:
     out = Conversion()
-    out.give_up(texts.is_not_null() & ~ascii_text(texts))
     g = texts.str.extract_groups(_LICE)
     group = [g.struct.field(str(i)) for i in range(1, 7)]
     out.columns["leader"] = int_column(group[0], out)
@@ -188,7 +207,6 @@ _LAI_LRS = _vector(F._LAI_LRS)
 
 def _leader_and_isr(texts: pl.Series) -> Conversion:
     out = Conversion()
-    out.give_up(texts.is_not_null() & ~ascii_text(texts))
     for column, rx in _LAI_INT.items():
         out.columns[column] = int_column(texts.str.extract(rx, 1), out)
     states = texts.str.extract(_LAI_ISR_STATES, 1)
@@ -210,7 +228,7 @@ def _replica_assignment(texts: pl.Series) -> Conversion:
     out = Conversion()
     g = texts.str.extract_groups(_RA)
     replicas = g.struct.field("1")
-    out.give_up(texts.is_not_null() & replicas.is_null())
+    out.give_up(present(texts) & ~present(replicas))
     out.columns["replicas"] = int_list_column(replicas, out)
     out.attrs.append(("adding_replicas", g.struct.field("2")))
     out.attrs.append(("removing_replicas", g.struct.field("3")))
@@ -223,7 +241,6 @@ _ENDPOINT_ID = _vector(F._ENDPOINT_ID)
 
 def _leader_endpoint(texts: pl.Series) -> Conversion:
     out = Conversion()
-    out.give_up(texts.is_not_null() & ~ascii_text(texts))
     out.columns["leader"] = int_column(texts.str.extract(_ENDPOINT_ID, 1), out)
     out.attrs.append(("leader_endpoint", texts))
     return out
@@ -235,7 +252,6 @@ _OTHER_IDENT_RULES = [(_vector(rx), columns) for rx, columns in F._OTHER_IDENT_R
 def _ident_other(texts: pl.Series) -> Conversion:
     """The first rule of ``fields._OTHER_IDENT_RULES`` that finds something decides the columns."""
     out = Conversion()
-    out.give_up(texts.is_not_null() & ~ascii_text(texts))
     out.attrs.append(("ident", texts.str.strip_chars_end(" ,:")))
     decided = pl.Series([False] * len(texts))
     written: dict[str, pl.Series] = {}
@@ -272,7 +288,6 @@ def _broker_record(converter: F._broker_record) -> Callable[[pl.Series], Convers
     def run(texts: pl.Series) -> Conversion:
         out = Conversion()
         n = len(texts)
-        out.give_up(texts.is_not_null() & ~ascii_text(texts))
         pairs = (
             pl.DataFrame({"row": np.arange(n, dtype=np.int64), "found": texts.str.extract_all(_REC_FIELD)})
             .explode("found")
@@ -292,13 +307,13 @@ def _broker_record(converter: F._broker_record) -> Callable[[pl.Series], Convers
         if repeated.size:
             give_up = np.zeros(n, bool)
             give_up[repeated] = True
-            out.give_up(pl.Series(give_up))
+            out.give_up(give_up)
         orders: set[tuple[str, ...]] = set()
         for keys in per_row.filter(once)["key"].unique().to_list():
             orders.add(tuple(name for key in keys for name in _record_attrs(converter.kind, key)) + ("record",))
         static = _static_order(orders | {("record",)})
         if static is None:
-            out.give_up(texts.is_not_null())
+            out.give_up(present(texts))
             static = []
         values: dict[str, pl.Series] = {}
         for key in F._REC_ATTRS.keys() | {"brokerId"}:
@@ -392,13 +407,13 @@ def _request_state(texts: pl.Series) -> Conversion:
                 _merge(columns, column, value.str.slice(1, value.str.len_chars() - 2).zip_with(quoted, empty))
         orders.append(tuple(attr_order))
     del python_texts
-    out.give_up(pl.Series(unplaced))
+    out.give_up(unplaced)
     for column, values in columns.items():
         out.columns[column] = values
     # one order of attribute keys must suit every shape (they follow the text's order)
     static = _static_order(set(orders))
     if static is None:
-        out.give_up(texts.is_not_null() & ~identity)
+        out.give_up(present(texts) & ~certain(identity))
         static = []
     out.attrs.extend((key, attr_columns[key]) for key in static if key in attr_columns)
     return out
@@ -492,15 +507,28 @@ def _each_text_once(
     than the column-wise form's fixed number of Polars queries per key and text shape."""
 
     def run(texts: pl.Series) -> Conversion:
-        distinct = texts.drop_nulls().unique(maintain_order=True)
-        if 2 * len(distinct) > len(texts):
+        encoded = pc.dictionary_encode(texts.to_arrow())  # codes in order of first appearance
+        if 2 * len(encoded.dictionary) > len(texts):
             return convert(texts)
-        index = texts.replace_strict(distinct, pl.Series(np.arange(len(distinct), dtype=np.uint32)), default=None)
+        distinct = pl.Series(encoded.dictionary).cast(pl.String)
         out = (len(distinct) <= FEW_TEXTS and _by_reference(reference, distinct)) or convert(distinct)
+        results = [*out.columns.values(), *(values for _, values in out.attrs)]
+        index = encoded.indices
+        if not results:
+            at = index.fill_null(len(distinct)).to_numpy()
+            rows = pl.DataFrame()
+        elif index.null_count:  # rows without the field: no value
+            codes = pl.Series(index)
+            rows = pl.DataFrame({str(k): v for k, v in enumerate(results)}).select(pl.all().gather(codes))
+            at = index.fill_null(len(distinct)).to_numpy()
+        else:  # every row has it: one take of all the results
+            at = index.to_numpy()
+            rows = pl.DataFrame({str(k): v for k, v in enumerate(results)})[at]
+        given = rows.get_columns()
         return Conversion(
-            columns={name: values.gather(index) for name, values in out.columns.items()},
-            attrs=[(key, values.gather(index)) for key, values in out.attrs],
-            fallback=out.fallback.gather(index) if out.fallback is not None else None,
+            columns=dict(zip(out.columns, given)),
+            attrs=list(zip((key for key, _ in out.attrs), given[len(out.columns) :])),
+            fallback=np.append(out.fallback, False)[at] if out.fallback is not None else None,
         )
 
     return run
@@ -533,7 +561,7 @@ def _by_reference(reference: Callable[[str, F.Columns], None], texts: pl.Series)
             results.append(None)
             continue
         results.append(columns)
-    out = Conversion(fallback=pl.Series([r is None for r in results]))
+    out = Conversion(fallback=np.array([r is None for r in results], bool))
     written = [r or {} for r in results]
     orders = {tuple((r.get("attrs") or {}).keys()) for r in written}
     static = _static_order(orders)

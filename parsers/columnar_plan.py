@@ -24,6 +24,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+import polars as pl
 from lark import Lark
 
 from kafka_forensics.core.eras import AUTO
@@ -67,6 +68,16 @@ class GrammarPlan:
     # still match a message it was the candidate of (``later_rules``)
     compiler: _Compiler = field(compare=False, repr=False)
     _after_buckets: dict[int, Bucket | None] = field(default_factory=dict, compare=False, repr=False)
+    _skeleton_columns: list[pl.Series] = field(default_factory=list, compare=False, repr=False)
+
+    def candidate_ids(self, found: pl.Series) -> pl.Series:
+        """``first_with_skeleton`` of each matched skeleton (-1: none). Its two columns are made once:
+        Polars converts a mapping given as a dict on every call."""
+        if not self._skeleton_columns:
+            keys = pl.Series(list(self.first_with_skeleton), dtype=pl.String)
+            self._skeleton_columns.extend([keys, pl.Series(list(self.first_with_skeleton.values()), dtype=pl.Int32)])
+        keys, ids = self._skeleton_columns
+        return found.replace_strict(keys, ids, default=-1, return_dtype=pl.Int32)
 
     def after_bucket(self, template: int) -> Bucket | None:
         """The alternation of ``after[template]`` in bucket order, as the fast path compiles a
