@@ -37,11 +37,16 @@ def _best(fn, repeat: int = 3) -> float:
 REAL_LOGS = Path(__file__).resolve().parents[2] / "shared" / "real-logs"
 
 
-def _real_lines(count: int) -> list[str]:
-    """The real-log corpus (../shared/real-logs), repeated up to ``count`` lines."""
+def _real_lines(count: int, compose: bool = False) -> list[str]:
+    """The real-log corpus (../shared/real-logs), repeated up to ``count`` lines. ``compose``: as
+    ``docker compose logs`` prints it, every physical line after its service's prefix ("kafka-2  | ",
+    three services, one per file in turn)."""
     corpus = []
-    for path in sorted(REAL_LOGS.glob("*.log")):
-        corpus.extend(path.read_text(encoding="utf-8").replace("\r\n", "\n").splitlines())
+    for k, path in enumerate(sorted(REAL_LOGS.glob("*.log"))):
+        lines = path.read_text(encoding="utf-8").replace("\r\n", "\n").splitlines()
+        if compose:
+            lines = [f"kafka-{k % 3 + 1}  | {line}" for line in lines]
+        corpus.extend(lines)
     if not corpus:  # a checkout without ../shared beside it (e.g. a worktree under /tmp)
         raise SystemExit(f"the real-log corpus is missing: {REAL_LOGS} (the repository must sit beside shared/)")
     return (corpus * (count // len(corpus) + 1))[:count]
