@@ -713,11 +713,15 @@ class _Block:
 
 
 def _header_records(text: pl.Series, plan: ColumnarPlan) -> pl.Series:
-    """Lines that are records by the column-wise header (ASCII lines only: ``vector_regex``)."""
+    """Lines that are records by the column-wise header, with or without a tooling prefix (ASCII
+    lines only: ``vector_regex``). A log collected through docker compose has no other records."""
     if plan.header is None:
         return pl.Series("record", np.zeros(len(text), bool))
+    found = text.str.contains(plan.header.line)
+    if plan.prefixed is not None:
+        found = found | text.str.contains(plan.prefixed.line)
     ascii_line = text.str.len_bytes() == text.str.len_chars()
-    return (text.str.contains(plan.header.line) & ascii_line).fill_null(False).alias("record")
+    return (found & ascii_line).fill_null(False).alias("record")
 
 
 def _header_columns(text: pl.Series, plan: ColumnarPlan) -> dict:

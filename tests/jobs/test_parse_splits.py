@@ -1,9 +1,10 @@
 """Large files parsed in byte-range splits (jobs/local_splits.py) give the tables whole files give.
 
-Two files that splits can get wrong: all real logs one after another in one file (stack traces,
+Three files that splits can get wrong: all real logs one after another in one file (stack traces,
 messages over several lines and unreadable lines at split edges; time jumping back at every file
-boundary, so later splits must learn of earlier splits' latest timestamp) and a busy generated log
-whose path names no broker while its lines name one (the owner must reach the rows of every split).
+boundary, so later splits must learn of earlier splits' latest timestamp), a busy generated log
+whose path names no broker while its lines name one (the owner must reach the rows of every split),
+and the real logs as docker compose prints them (a split starts at a record only after a prefix).
 Each is parsed with the default split size (one split per file here), with a split size that cuts
 it in dozens of splits, and read whole by Spark's binaryFile reader.
 """
@@ -53,6 +54,9 @@ def test_splits_give_the_tables_of_whole_files(spark, tmp_path, real_log_files):
                 + " INFO Awaiting socket connections on 0.0.0.0:9092. (kafka.network.Acceptor)"
             )
     (logs / "one" / "state-change.log").write_bytes(("\n".join(lines) + "\n").encode())
+    (logs / "compose").mkdir()  # as docker compose logs prints them: records only after a service prefix
+    compose = b"".join(b"kafka-1  | " + line for p in real_log_files for line in p.read_bytes().splitlines(True))
+    (logs / "compose" / "server.log").write_bytes(compose)
     inputs = [str(logs)]
     whole = run_parse(spark, inputs, str(tmp_path / "whole"), ParseOptions())
     spark.conf.set(SPLIT_CONF, str(32 << 10))
@@ -74,6 +78,13 @@ def test_splits_give_the_tables_of_whole_files(spark, tmp_path, real_log_files):
         )
     _same(spark, str(tmp_path / "split"), str(tmp_path / "whole"))
     _same(spark, str(tmp_path / "spark"), str(tmp_path / "whole"))
+    compose_parts = (
+        spark.read.parquet(str(tmp_path / "split" / "events"))
+        .filter(F.col("source_file").endswith("compose/server.log"))
+        .select(F.input_file_name())
+        .distinct()
+    )
+    assert compose_parts.count() > 4  # the prefixed file was cut in splits too (before: one, the whole file)
     owned = spark.read.parquet(str(tmp_path / "split" / "events")).filter(
         F.col("source_file").endswith("one/state-change.log")
     )

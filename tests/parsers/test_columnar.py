@@ -151,8 +151,8 @@ COLLECTED = {
 def test_logs_collected_through_docker_compose_or_grep_are_read_column_wise(tool, mode, monkeypatch):
     """Every line carries a tooling prefix (header.lark ``line_prefix``): the rows, the line prefix and the
     broker it names, the stack traces attached through it, all equal ``parse_file``'s and plain Lark's. The
-    records are read column-wise (``ColumnarPlan.prefixed``), not one by one by the reference: a log
-    collected this way is the common case, not an exception."""
+    records are read column-wise (``ColumnarPlan.prefixed``), not one by one by the reference, and they
+    end blocks: a log collected this way is the common case, not an exception."""
     built_by_reference: list[int] = []
     finish = columnar._Block._finish
 
@@ -169,6 +169,8 @@ def test_logs_collected_through_docker_compose_or_grep_are_read_column_wise(tool
     assert rows.column("n_continuation").to_numpy().sum() > 0  # stack lines reached their records
     if mode == "defaults":
         assert sum(built_by_reference) == 0
+    if mode == "small_blocks":  # its records end blocks too (record_boundary), so a block's memory stays bounded
+        assert len(built_by_reference) >= len(data) // 4096  # two parses of it in 4 KiB blocks (before: one each)
 
 
 def test_a_tooling_prefix_translates_exactly():
