@@ -8,6 +8,7 @@ column and every step runs over all its lines at once:
    the bytes themselves (no copy);
 2. **header**: the fast path's header regex, translated (exactly) for Polars, as its parts before
    and after the message: which lines are records and their timestamp, level, message and logger;
+   on the lines it leaves, its second header, the same after a tooling prefix (docker compose, grep);
 3. **identity prefix**: the ``ident`` expansions in grammar order, exact ones column-wise (and
    ``OTHER_IDENT``, whose lookahead is an exclusion, ``vector_regex``, on the rows it leaves), the
    others by the fast path's own regex on the rows they may match;
@@ -24,9 +25,9 @@ column and every step runs over all its lines at once:
 6. **rows**: broker, log kind, timestamps, event type as columns; one Arrow table.
 
 Everything the column-wise steps are not certain about goes through the reference code: lines
-that are not plain records (stack traces, joined messages, quarantine, tooling prefixes,
-non-ASCII) run through ``records.parse_lines``'s per-line decisions in file order; a record whose
-template candidate fails, or whose field text is unusual, is built by ``records._event_row``
+that are not plain records (stack traces, joined messages, quarantine, non-ASCII) run through
+``records.parse_lines``'s per-line decisions in file order; a record whose field text is unusual
+is built by ``records._event_row``
 from the fast path's ``classify``; any unexpected error makes the whole block fall back to
 ``records.parse_lines``. ``tests/parsers/test_columnar.py`` checks every row, all columns, against
 ``parse_file`` (and so against plain Lark) over every corpus we have.
@@ -68,6 +69,8 @@ from .lines import CONTINUATION, NOT_A_RECORD, QUARANTINE, RECORD, LineResult
 from .metadata_dump import looks_like_metadata_dump, parse_metadata_dump
 from .reader import GZIP_MAGIC, _decompress
 from .records import (
+    _I32_MAX,
+    _I32_MIN,
     COL,
     ORPHAN,
     OTHER,
@@ -637,7 +640,7 @@ class _Block:
         lookup per distinct prefix. One outside Int32 is the reference's to report (``out_of_range``)."""
         ctx = self.ctx
         found = {p: _path_broker(ctx.pattern, p) for p in prefixes.drop_nulls().unique().to_list()}
-        if any(b is not None and not -(2**31) <= b < 2**31 for b in found.values()):
+        if any(b is not None and not _I32_MIN <= b <= _I32_MAX for b in found.values()):
             raise _Fallback("a tooling prefix names a broker outside Int32")
         return prefixes.replace_strict(found, default=None, return_dtype=pl.Int64)
 
