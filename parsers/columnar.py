@@ -461,8 +461,8 @@ class _Block:
         """``_not_a_record`` for the lines no header can start, column-wise: each one's record is
         the latest record line or reference row before it; its kind is the continuation regex's
         answer (``lines.FastLineParser._not_a_record``). Lines joined to a record's message are
-        not lines of their own; a line after a record with a tooling prefix is decided one by
-        one (the prefix may lead it)."""
+        not lines of their own; a line after a record with a tooling prefix may be led by that
+        prefix (``_prefixed_continuations``), else it is decided one by one."""
         if joined:
             first, last = np.array(joined).T
             at = np.searchsorted(first, headerless, "right") - 1
@@ -478,6 +478,13 @@ class _Block:
         is_continuation = np.fromiter((continuation(t) is not None for t in line_texts), bool, len(line_texts))
         prefixed = list(self.prefixes)
         one_by_one = np.isin(current, prefixed) if prefixed else np.zeros(len(current), bool)
+        if one_by_one.any():
+            stripped = self._prefixed_continuations(np.flatnonzero(one_by_one), current, line_texts)
+            for k, inner in stripped.items():
+                line_texts[k] = inner
+            taken = np.fromiter(stripped, np.int64, len(stripped))
+            is_continuation[taken] = True
+            one_by_one[taken] = False
         for k in np.flatnonzero(~is_continuation | (current < 0) | one_by_one).tolist():
             i, c = int(headerless[k]), int(current[k])
             parsed = LineResult(CONTINUATION) if is_continuation[k] else LineResult(QUARANTINE, reason=NOT_A_RECORD)
@@ -501,6 +508,23 @@ class _Block:
                 self.stack[owner], self.stack_lines[owner] = run_texts, run_lines
             self.attached.setdefault(owner, []).extend(run_lines)
             start = end
+
+    def _prefixed_continuations(self, rows: np.ndarray, current: np.ndarray, line_texts: list[str]) -> dict[int, str]:
+        """Of the given lines (each after a record with a tooling prefix), those that start with that
+        prefix and whose rest is a continuation line, with that rest: a stack line the tooling
+        prefixed too (``parse_lines``). ``classify`` calls the rest a continuation where no header
+        matches it and the continuation regex does; no header matches where ``record_start`` (every
+        header's beginning) does not. Lines this leaves are decided by ``_not_a_record``."""
+        fast = self.plan.fast.primary
+        record_start, continuation = fast.record_start.match, fast.continuation.match
+        found = {}
+        for k in rows.tolist():
+            prefix, text = self.prefixes[int(current[k])], line_texts[k]
+            if text.startswith(prefix):
+                inner = text[len(prefix) :]
+                if record_start(inner) is None and continuation(inner) is not None:
+                    found[k] = inner
+        return found
 
     def _headerless(self, others: np.ndarray) -> np.ndarray:
         """The readable ASCII lines among ``others`` that no record header (of the dialect or of
