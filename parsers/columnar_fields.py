@@ -3,18 +3,17 @@
 ``fields.py`` stays the definition: each converter here does what its counterpart does to one
 text, for a whole column at once, using the counterpart's own regexes (translated by
 ``vector_regex``; only exact translations are used). Where a text is one the column-wise version
-cannot be sure about (not ASCII, a number too long for Int32, a composite value in an unusual
-shape), its row is marked ``fallback`` and the caller converts that row with ``fields.py`` itself.
+cannot be sure about (a number too long for Int32, a composite value in an unusual shape), its
+row is marked ``fallback`` and the caller converts that row with ``fields.py`` itself.
 
 A conversion writes a column only where the text is not null (a field absent from the line),
 as ``apply_fields`` only calls converters for fields that are present. Every text is ASCII: the
 column-wise parse reads only ASCII record lines (``columnar._header_columns``), and the
-translations are exact on ASCII text only.
+translations are exact on ASCII text only. Attribute keys come in a fixed order per converter,
+which is the order ``fields.py`` inserts them in for every row the column-wise version accepts.
 
 A Polars query costs tens of microseconds however few its rows, and a block converts every field
-of every template it holds: masks are numpy arrays (``present``, ``certain``), not Polars queries. Attribute keys come in a
-fixed order per converter, which is the order ``fields.py`` inserts them in for every row the
-column-wise version accepts.
+of every template it holds: masks are numpy arrays (``present``, ``certain``), not Polars queries.
 """
 
 from __future__ import annotations
