@@ -439,11 +439,9 @@ class _Block:
     def _not_a_record(self, i: int, text: str, parsed: LineResult, current: int) -> None:
         """Line ``i`` is no record: a continuation of the record ``current`` (-1: none), or
         quarantined. The tooling prefix of ``current``, if it has one, may lead the line."""
-        prefix = self.prefixes.get(current)
-        if prefix and text.startswith(prefix):
-            inner = text[len(prefix) :]
-            if self.ctx.classify(inner).kind == CONTINUATION:
-                parsed = LineResult(CONTINUATION, message=inner)
+        inner = self._prefix_led(current, text)
+        if inner is not None:
+            parsed = LineResult(CONTINUATION, message=inner)
         if parsed.kind == CONTINUATION:
             if current < 0:
                 self._quarantine(int(self.block.line_no[i]), text, ORPHAN)
@@ -455,6 +453,21 @@ class _Block:
             return
         self._quarantine(int(self.block.line_no[i]), text, parsed.reason or "not a log record")
 
+    def _prefix_led(self, current: int, text: str) -> str | None:
+        """The rest of ``text`` after the tooling prefix of the record ``current``, where that rest is a
+        continuation line (a stack line the tooling prefixed too: ``parse_lines``); else None.
+        ``classify`` calls the rest a continuation where no header matches it and the continuation
+        regex does; where ``record_start`` (every header's beginning) does not match, no header can,
+        and the two regexes decide without the rest of ``classify``."""
+        prefix = self.prefixes.get(current)
+        if not prefix or not text.startswith(prefix):
+            return None
+        inner = text[len(prefix) :]
+        fast = self.plan.fast.primary
+        if fast.record_start.match(inner) is None:
+            return inner if fast.continuation.match(inner) is not None else None
+        return inner if self.ctx.classify(inner).kind == CONTINUATION else None
+
     def _headerless_lines(
         self, headerless: np.ndarray, texts: dict, records: np.ndarray, joined: list[tuple[int, int]]
     ) -> None:
@@ -462,7 +475,7 @@ class _Block:
         the latest record line or reference row before it; its kind is the continuation regex's
         answer (``lines.FastLineParser._not_a_record``). Lines joined to a record's message are
         not lines of their own; a line after a record with a tooling prefix may be led by that
-        prefix (``_prefixed_continuations``), else it is decided one by one."""
+        prefix (``_prefix_led``)."""
         if joined:
             first, last = np.array(joined).T
             at = np.searchsorted(first, headerless, "right") - 1
@@ -476,20 +489,16 @@ class _Block:
         line_texts = [texts[i] for i in headerless.tolist()]
         continuation = self.plan.fast.primary.continuation.match
         is_continuation = np.fromiter((continuation(t) is not None for t in line_texts), bool, len(line_texts))
-        prefixed = list(self.prefixes)
-        one_by_one = np.isin(current, prefixed) if prefixed else np.zeros(len(current), bool)
-        if one_by_one.any():
-            stripped = self._prefixed_continuations(np.flatnonzero(one_by_one), current, line_texts)
-            for k, inner in stripped.items():
-                line_texts[k] = inner
-            taken = np.fromiter(stripped, np.int64, len(stripped))
-            is_continuation[taken] = True
-            one_by_one[taken] = False
-        for k in np.flatnonzero(~is_continuation | (current < 0) | one_by_one).tolist():
+        if self.prefixes:  # after a record with a tooling prefix, the prefix may lead the line
+            for k in np.flatnonzero(np.isin(current, list(self.prefixes))).tolist():
+                inner = self._prefix_led(int(current[k]), line_texts[k])
+                if inner is not None:
+                    line_texts[k], is_continuation[k] = inner, True
+        for k in np.flatnonzero(~is_continuation | (current < 0)).tolist():
             i, c = int(headerless[k]), int(current[k])
             parsed = LineResult(CONTINUATION) if is_continuation[k] else LineResult(QUARANTINE, reason=NOT_A_RECORD)
             self._not_a_record(i, line_texts[k], parsed, c)
-        attach = np.flatnonzero(is_continuation & (current >= 0) & ~one_by_one)
+        attach = np.flatnonzero(is_continuation & (current >= 0))
         if not attach.size:
             return
         self.counts["continuation_lines"] += int(attach.size)
@@ -508,23 +517,6 @@ class _Block:
                 self.stack[owner], self.stack_lines[owner] = run_texts, run_lines
             self.attached.setdefault(owner, []).extend(run_lines)
             start = end
-
-    def _prefixed_continuations(self, rows: np.ndarray, current: np.ndarray, line_texts: list[str]) -> dict[int, str]:
-        """Of the given lines (each after a record with a tooling prefix), those that start with that
-        prefix and whose rest is a continuation line, with that rest: a stack line the tooling
-        prefixed too (``parse_lines``). ``classify`` calls the rest a continuation where no header
-        matches it and the continuation regex does; no header matches where ``record_start`` (every
-        header's beginning) does not. Lines this leaves are decided by ``_not_a_record``."""
-        fast = self.plan.fast.primary
-        record_start, continuation = fast.record_start.match, fast.continuation.match
-        found = {}
-        for k in rows.tolist():
-            prefix, text = self.prefixes[int(current[k])], line_texts[k]
-            if text.startswith(prefix):
-                inner = text[len(prefix) :]
-                if record_start(inner) is None and continuation(inner) is not None:
-                    found[k] = inner
-        return found
 
     def _headerless(self, others: np.ndarray) -> np.ndarray:
         """The readable ASCII lines among ``others`` that no record header (of the dialect or of
@@ -628,7 +620,8 @@ class _Block:
             problem = pa.array(problems, pa.string()).take(seconds_text.indices)
             attrs_array = _append_attr(attrs_array, "ts_invalid", pl.Series(problem))
         # the names that follow from a line's logger and template: one per distinct one, then a take
-        loggers = pc.dictionary_encode(logger.to_arrow())
+        logger_text = logger.to_arrow()
+        loggers = pc.dictionary_encode(logger_text)
         kinds = [ctx.kinds.setdefault(lg, log_kind(lg, ctx.source_file)) for lg in loggers.dictionary.to_pylist()]
         template_ids = values["_template"].to_numpy()
         which = pa.array(np.where(template_ids < 0, len(typed.templates), template_ids))
@@ -643,7 +636,7 @@ class _Block:
             "ts": ts,
             "ts_raw": ts_text,
             "level": level.to_arrow(),
-            "logger": loggers.dictionary.take(loggers.indices),
+            "logger": logger_text,
             "log_kind": pa.array(kinds, pa.string()).take(loggers.indices),
             "dialect": pa.repeat(pa.scalar(ctx.dialect, pa.string()), n),
             "template": template,

@@ -511,18 +511,10 @@ def _each_text_once(
             return convert(texts)
         distinct = pl.Series(encoded.dictionary).cast(pl.String)
         out = (len(distinct) <= FEW_TEXTS and _by_reference(reference, distinct)) or convert(distinct)
-        results = [*out.columns.values(), *(values for _, values in out.attrs)]
-        index = encoded.indices
-        if not results:
-            at = index.fill_null(len(distinct)).to_numpy()
-            rows = pl.DataFrame()
-        elif index.null_count:  # rows without the field: no value
-            codes = pl.Series(index)
-            rows = pl.DataFrame({str(k): v for k, v in enumerate(results)}).select(pl.all().gather(codes))
-            at = index.fill_null(len(distinct)).to_numpy()
-        else:  # every row has it: one take of all the results
-            at = index.to_numpy()
-            rows = pl.DataFrame({str(k): v for k, v in enumerate(results)})[at]
+        results = pl.DataFrame({str(k): v for k, v in enumerate([*out.columns.values(), *(v for _, v in out.attrs)])})
+        index = encoded.indices  # null where a row has no text: no value there
+        rows = results.select(pl.all().gather(pl.Series(index))) if results.width else results
+        at = index.fill_null(len(distinct)).to_numpy()
         given = rows.get_columns()
         return Conversion(
             columns=dict(zip(out.columns, given)),

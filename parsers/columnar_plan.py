@@ -68,14 +68,15 @@ class GrammarPlan:
     # still match a message it was the candidate of (``later_rules``)
     compiler: _Compiler = field(compare=False, repr=False)
     _after_buckets: dict[int, Bucket | None] = field(default_factory=dict, compare=False, repr=False)
-    _skeleton_columns: list[pl.Series] = field(default_factory=list, compare=False, repr=False)
+
+    @functools.cached_property
+    def _skeleton_columns(self) -> tuple[pl.Series, pl.Series]:
+        """``first_with_skeleton`` as two columns, made once: Polars converts a dict on every call."""
+        skeletons = self.first_with_skeleton
+        return pl.Series(list(skeletons), dtype=pl.String), pl.Series(list(skeletons.values()), dtype=pl.Int32)
 
     def candidate_ids(self, found: pl.Series) -> pl.Series:
-        """``first_with_skeleton`` of each matched skeleton (-1: none). Its two columns are made once:
-        Polars converts a mapping given as a dict on every call."""
-        if not self._skeleton_columns:
-            keys = pl.Series(list(self.first_with_skeleton), dtype=pl.String)
-            self._skeleton_columns.extend([keys, pl.Series(list(self.first_with_skeleton.values()), dtype=pl.Int32)])
+        """``first_with_skeleton`` of each matched skeleton (-1: none)."""
         keys, ids = self._skeleton_columns
         return found.replace_strict(keys, ids, default=-1, return_dtype=pl.Int32)
 

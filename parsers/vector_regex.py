@@ -181,7 +181,7 @@ def _item(item, state: _State, follow) -> str:
         if refused.exact and state.excluded is not None:
             state.excluded.append(escape(state.prefix) + "(?:" + body + ")")
             return ""
-    if op is C.ASSERT and av[0] == 1 and _implied_lookahead(list(av[1]), follow):
+    if op is C.ASSERT and _implied_lookahead(av, follow):
         return ""  # what follows must start with the character it looks for: dropping it changes nothing
     if op in (C.ASSERT, C.ASSERT_NOT):
         state.exact = False  # dropped: the translation accepts more than the pattern
@@ -275,13 +275,20 @@ def _atomic_is_plain(items: list, follow) -> bool:
     return first is not None and not (first & run)
 
 
-def _implied_lookahead(looked_for: list, follow) -> bool:
+def _looked_for(av) -> str | None:
+    """The one character a lookahead ``(?=c)`` looks for (None: it looks behind, or for more)."""
+    direction, looked = av[0], list(av[1])
+    if direction != 1 or len(looked) != 1 or looked[0][0] is not C.LITERAL:
+        return None
+    return chr(looked[0][1])
+
+
+def _implied_lookahead(av, follow) -> bool:
     """A lookahead ``(?=c)`` for one character that the next piece of the pattern must start with
     (``GREP_PREFIX``'s ``:(?=\\[)`` before the header's ``\\[``)."""
-    if len(looked_for) != 1 or looked_for[0][0] is not C.LITERAL:
-        return False
+    char = _looked_for(av)
     first = _first_chars(follow)
-    return first is not None and first <= {chr(looked_for[0][1])}
+    return char is not None and first is not None and first <= {char}
 
 
 def _ends_at_one_place(items: list) -> bool:
@@ -291,13 +298,12 @@ def _ends_at_one_place(items: list) -> bool:
     so a match ends at the first ``c`` (``DOCKER_PREFIX``'s ``| ``, ``GREP_PREFIX``'s ``(?=\\[)``)."""
     for k, (op, av) in enumerate(items):
         if op is C.LITERAL and all(later is C.LITERAL for later, _ in items[k + 1 :]):
-            char = chr(av)
-        elif op is C.ASSERT and av[0] == 1 and k == len(items) - 1:
-            looked_for = list(av[1])
-            if len(looked_for) != 1 or looked_for[0][0] is not C.LITERAL:
-                continue
-            char = chr(looked_for[0][1])
+            char: str | None = chr(av)
+        elif op is C.ASSERT and k == len(items) - 1:
+            char = _looked_for(av)
         else:
+            continue
+        if char is None:
             continue
         before = _consumed(items[:k])
         return before is not None and char not in before
